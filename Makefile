@@ -1,0 +1,78 @@
+# The README's commands. `make run` and `make test` work on a fresh clone with only
+# Python >= 3.12 installed: uv is bootstrapped into .tools/ when it is missing.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# uv must never try to download an interpreter (these machines reach only package registries).
+export UV_PYTHON_DOWNLOADS := never
+
+# An installed Python >= 3.12: PYTHON if given, else PATH, else pyenv's versions (newest first).
+PYTHON ?= $(shell \
+	for p in python3.14 python3.13 python3.12 python3 python \
+	         $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV); do \
+	  if "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+	    "$$p" -c 'import sys; print(sys.executable)'; break; \
+	  fi; \
+	done)
+export UV_PYTHON := $(PYTHON)
+
+UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+RUN := $(UV) run --frozen --no-sync
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: help python sync run migrate demo test test-pg lint format superuser clean
+
+help:
+	@echo "make run    - set up, migrate, load the demo data, serve on http://$(HOST):$(PORT)"
+	@echo "make test   - the whole test suite (DATABASE_URL picks the engine; SQLite by default)"
+	@echo "make test-pg - the suite on the local PostgreSQL"
+	@echo "make lint   - ruff"
+
+python:
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "error: Code with Papers needs Python 3.12 or newer, and none was found on PATH" >&2; \
+	  echo "       or under pyenv. Install one (e.g. 'pyenv install 3.13' or your OS package" >&2; \
+	  echo "       python3.13), or point at it: make run PYTHON=/path/to/python3.13" >&2; \
+	  exit 1; \
+	fi
+
+.tools/bin/uv: | python
+	@echo "uv not found: installing it into .tools/ with $(PYTHON)"
+	$(PYTHON) -m venv .tools
+	.tools/bin/python -m pip install --quiet --disable-pip-version-check uv
+
+.venv/.synced: pyproject.toml uv.lock | python $(if $(filter .tools/bin/uv,$(UV)),.tools/bin/uv)
+	$(UV) sync --frozen
+	@touch $@
+
+sync: .venv/.synced
+
+migrate: sync
+	DEBUG=$${DEBUG:-true} $(RUN) python manage.py migrate --no-input
+
+demo: migrate
+	DEBUG=$${DEBUG:-true} $(RUN) python manage.py load_demo
+
+run: demo
+	DEBUG=$${DEBUG:-true} $(RUN) python manage.py runserver $(HOST):$(PORT)
+
+superuser: migrate
+	DEBUG=$${DEBUG:-true} $(RUN) python manage.py createsuperuser
+
+test: sync
+	$(RUN) pytest $(PYTEST_ARGS)
+
+test-pg: sync
+	DATABASE_URL=$${PG_URL:-postgres://postgres@127.0.0.1:5432/test} $(RUN) pytest $(PYTEST_ARGS)
+
+lint: sync
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+format: sync
+	$(RUN) ruff format .
+	$(RUN) ruff check --fix .
+
+clean:
+	rm -rf .venv .tools staticfiles .pytest_cache .ruff_cache

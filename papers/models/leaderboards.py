@@ -1,0 +1,193 @@
+"""Leaderboards from the evaluation tables: task → dataset → rows of metrics."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import models
+
+from papers.models.base import Record
+
+# Metric names whose smaller values are better. Matched as whole words, case-insensitively.
+_LOWER_IS_BETTER = re.compile(
+    r"\b(error|err|loss|perplexity|ppl|wer|cer|ter|fid|kid|mae|mse|rmse|nll|bpc|bpd|"
+    r"eer|mr|rank|latency|time|params|parameters|flops|macs|distance|hter|minade|minfde|"
+    r"ade|fde|epe|chamfer|abs rel|sq rel)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def infer_lower_is_better(metric_name: str) -> bool:
+    """Whether a metric's smaller values are better, judged from its name."""
+    return bool(_LOWER_IS_BETTER.search(metric_name.replace("_", " ").replace("-", " ")))
+
+
+def parse_metric_value(raw) -> float | None:
+    """The number a metric value states: 89.09 from "89.09%", 0.6495 from "0.6495 ± 0.0043",
+    34e6 from "34M"; None when there is no single leading number ("", "-", a list)."""
+    if raw is None or isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        return float(raw)
+    text = str(raw).strip()
+    if not text or text.startswith("("):
+        return None
+    match = _NUMBER.match(text.lstrip("~≈<>= "))
+    if not match:
+        return None
+    number = match.group(0).replace(",", "")
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    rest = text.lstrip("~≈<>= ")[match.end() :].strip()
+    if rest[:1].lower() in _SUFFIX and (len(rest) == 1 or not rest[1].isalpha()):
+        value *= _SUFFIX[rest[0].lower()]
+    return value
+
+
+class LeaderboardManager(models.Manager):
+    def get_by_natural_key(self, task_slug, dataset_slug):
+        return self.get(task__slug=task_slug, dataset__slug=dataset_slug)
+
+
+class Leaderboard(Record):
+    """The results of one task on one dataset (the archive's `sota` block)."""
+
+    task = models.ForeignKey("Task", on_delete=models.CASCADE, related_name="leaderboards")
+    dataset = models.ForeignKey("Dataset", on_delete=models.CASCADE, related_name="leaderboards")
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="subleaderboards",
+        help_text="Set for a subdataset's leaderboard (a split or variant of the parent dataset).",
+    )
+    description = models.TextField(blank=True)
+    dataset_links = models.JSONField(default=list, blank=True)
+    dataset_citations = models.JSONField(default=list, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order within the task.")
+
+    objects = LeaderboardManager()
+
+    class Meta:
+        ordering = ["task", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "dataset"], name="leaderboard_unique")
+        ]
+        indexes = [
+            # The dataset page: the leaderboards on a dataset.
+            models.Index(fields=["dataset", "task"], name="leaderboard_dataset_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} on {self.dataset}"
+
+    def natural_key(self):
+        return (self.task.slug, self.dataset.slug)
+
+    natural_key.dependencies = ["papers.task", "papers.dataset"]
+
+
+class LeaderboardMetricManager(models.Manager):
+    def get_by_natural_key(self, task_slug, dataset_slug, name):
+        return self.get(
+            leaderboard__task__slug=task_slug, leaderboard__dataset__slug=dataset_slug, name=name
+        )
+
+
+class LeaderboardMetric(models.Model):
+    """A metric column of a leaderboard; the first one ranks the rows."""
+
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="metrics")
+    name = models.CharField(max_length=255)
+    position = models.PositiveSmallIntegerField(default=0)
+    lower_is_better = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Leave empty to infer from the name (error, loss, perplexity, WER, FID… "
+        "are lower-is-better); set it when the guess is wrong.",
+    )
+
+    objects = LeaderboardMetricManager()
+
+    class Meta:
+        ordering = ["leaderboard", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["leaderboard", "name"], name="leaderboardmetric_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def natural_key(self):
+        return (*self.leaderboard.natural_key(), self.name)
+
+    natural_key.dependencies = ["papers.leaderboard"]
+
+    @property
+    def is_lower_better(self) -> bool:
+        if self.lower_is_better is not None:
+            return self.lower_is_better
+        return infer_lower_is_better(self.name)
+
+
+class LeaderboardRowManager(models.Manager):
+    def get_by_natural_key(self, task_slug, dataset_slug, row_key):
+        return self.get(
+            leaderboard__task__slug=task_slug,
+            leaderboard__dataset__slug=dataset_slug,
+            row_key=row_key,
+        )
+
+
+class LeaderboardRow(Record):
+    """One result row. Metrics are kept exactly as given (`metrics`) and, where a number
+    can be read from them, parsed (`metric_values`) for ranking."""
+
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="rows")
+    row_key = models.CharField(
+        max_length=64, help_text="Stable identity within the leaderboard, derived by the importer."
+    )
+    position = models.PositiveIntegerField(default=0, help_text="Order in the archive.")
+    model_name = models.CharField(max_length=500, blank=True)
+    paper = models.ForeignKey(
+        "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="results"
+    )
+    paper_title = models.CharField(max_length=1000, blank=True, help_text="As the archive gives it.")
+    paper_url = models.CharField(max_length=500, blank=True, help_text="As the archive gives it.")
+    paper_date = models.CharField(max_length=32, blank=True, help_text="As the archive gives it.")
+    metrics = models.JSONField(default=dict, blank=True, help_text="Metric name → value as given.")
+    metric_values = models.JSONField(
+        default=dict, blank=True, editable=False, help_text="Metric name → parsed number or null."
+    )
+    uses_additional_data = models.BooleanField(default=False)
+    code_links = models.JSONField(default=list, blank=True)
+    model_links = models.JSONField(default=list, blank=True)
+
+    objects = LeaderboardRowManager()
+
+    class Meta:
+        ordering = ["leaderboard", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["leaderboard", "row_key"], name="leaderboardrow_unique")
+        ]
+        indexes = [
+            # The paper page's results: the rows of one paper.
+            models.Index(fields=["paper"], name="leaderboardrow_paper_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_name or self.paper_title} on {self.leaderboard}"
+
+    def natural_key(self):
+        return (*self.leaderboard.natural_key(), self.row_key)
+
+    natural_key.dependencies = ["papers.leaderboard", "papers.paper"]
+
+    def save(self, *args, **kwargs):
+        self.metric_values = {name: parse_metric_value(raw) for name, raw in self.metrics.items()}
+        super().save(*args, **kwargs)

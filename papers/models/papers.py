@@ -1,0 +1,336 @@
+from __future__ import annotations
+
+import datetime as dt
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils.text import slugify
+
+from papers.models.base import Record, SlugManager
+
+
+def uncertain_date(value: dt.date | None) -> bool:
+    """Dates before 1900 or after the archive snapshot are kept but marked uncertain."""
+    if value is None:
+        return False
+    snapshot = dt.date.fromisoformat(settings.ARCHIVE_SNAPSHOT)
+    return value.year < 1900 or value > snapshot
+
+
+class PaperQuerySet(models.QuerySet):
+    def visible(self):
+        return self.filter(hidden=False)
+
+    def with_code(self):
+        return self.filter(code_link_count__gt=0)
+
+    def latest(self):
+        """Newest first, leaving out papers whose date is flagged uncertain."""
+        return self.visible().filter(date_uncertain=False, published__isnull=False).order_by(
+            "-published", "-id"
+        )
+
+    def refresh_counts(self) -> int:
+        """Recompute the denormalised counts of these papers from their links and samples."""
+        links = CodeLink.objects.filter(paper=models.OuterRef("pk"))
+        official = links.filter(is_official=True)
+        from papers.models.reports import Sample
+
+        samples = Sample.objects.filter(paper=models.OuterRef("pk"))
+        return self.update(
+            code_link_count=models.Subquery(
+                links.order_by().values("paper").annotate(n=models.Count("pk")).values("n")[:1],
+                output_field=models.IntegerField(),
+            ),
+            has_official_code=models.Exists(official),
+            sample_count=models.Subquery(
+                samples.order_by().values("paper").annotate(n=models.Count("pk")).values("n")[:1],
+                output_field=models.IntegerField(),
+            ),
+        )
+
+
+class PaperManager(SlugManager.from_queryset(PaperQuerySet)):
+    pass
+
+
+class Paper(Record):
+    """A paper, identified by its slug (the last part of its Papers with Code URL)."""
+
+    slug = models.CharField(max_length=255, help_text="Stable identity: /paper/<slug>.")
+    title = models.CharField(max_length=1000, blank=True)
+    arxiv_id = models.CharField("arXiv id", max_length=32, null=True, blank=True)
+    nips_id = models.CharField("NeurIPS id", max_length=64, blank=True)
+    openreview_id = models.CharField("OpenReview id", max_length=64, blank=True)
+    published = models.DateField(null=True, blank=True)
+    date_uncertain = models.BooleanField(
+        default=False,
+        help_text="Before 1900 or after the snapshot date: shown as uncertain and kept out "
+        "of latest-paper lists.",
+    )
+    proceeding = models.CharField(max_length=255, blank=True)
+    conference = models.CharField(max_length=255, blank=True)
+    abstract = models.TextField(blank=True)
+    short_abstract = models.TextField(blank=True)
+    url_abs = models.CharField("abstract URL", max_length=500, blank=True)
+    url_pdf = models.CharField("PDF URL", max_length=500, blank=True)
+    hidden = models.BooleanField(
+        default=False, help_text="Hidden papers are kept but left out of lists and search."
+    )
+
+    # Provenance: the record's `source` block.
+    source_archive = models.CharField(max_length=255, blank=True)
+    source_snapshot = models.CharField(max_length=32, blank=True)
+    source_row_kind = models.CharField(max_length=64, blank=True)
+    source_licence_url = models.CharField(max_length=500, blank=True)
+
+    # The execution report's header: the record's `syntology` block without its
+    # samples (Sample), repositories (ReportRepository) and counts (derived).
+    has_report = models.BooleanField(default=False)
+    report_url = models.CharField(max_length=500, blank=True)
+    report_atlas_url = models.CharField(max_length=500, blank=True)
+    report_developers_url = models.CharField(max_length=500, blank=True)
+    report_mcp = models.JSONField(null=True, blank=True)
+    report_read_at = models.DateTimeField(null=True, blank=True)
+    report_read_at_is = models.CharField(max_length=500, blank=True)
+    report_claim = models.TextField(blank=True)
+    report_repo_kind_vocabulary = models.JSONField(default=dict, blank=True)
+    report_n_pointer_only_for_licence = models.IntegerField(null=True, blank=True)
+
+    arxiv_metadata = models.JSONField(null=True, blank=True)
+    extracted_results = models.JSONField(null=True, blank=True)
+    extra = models.JSONField(
+        default=dict, blank=True, help_text="Keys of the record this site does not model, kept."
+    )
+
+    # Denormalised for lists and sorting; PaperQuerySet.refresh_counts() keeps them true.
+    code_link_count = models.IntegerField(default=0, editable=False)
+    has_official_code = models.BooleanField(default=False, editable=False)
+    sample_count = models.IntegerField(default=0, editable=False)
+
+    authors = models.ManyToManyField("Author", through="PaperAuthor", related_name="papers")
+    tasks = models.ManyToManyField("Task", through="PaperTask", related_name="papers")
+    methods = models.ManyToManyField("Method", through="PaperMethod", related_name="papers")
+    datasets = models.ManyToManyField("Dataset", through="PaperDataset", related_name="papers")
+
+    objects = PaperManager()
+
+    class Meta:
+        ordering = ["-published", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["slug"], name="paper_slug_unique"),
+        ]
+        indexes = [
+            # Second key: /search?q=2006.12467 and leaderboard rows resolved by arXiv id.
+            models.Index(fields=["arxiv_id"], name="paper_arxiv_idx"),
+            # Home page "latest papers" and the newest-first sort.
+            models.Index(fields=["-published", "-id"], name="paper_published_idx"),
+            # "Most implementations" sort and the has-code filter.
+            models.Index(fields=["-code_link_count", "-id"], name="paper_codecount_idx"),
+            # compute_related --only-new: papers created since the last run.
+            models.Index(fields=["created_at"], name="paper_created_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.slug
+
+    def get_absolute_url(self) -> str:
+        return reverse("paper", kwargs={"slug": self.slug})
+
+    def natural_key(self):
+        return (self.slug,)
+
+    @property
+    def paper_url(self) -> str:
+        return f"/paper/{self.slug}"
+
+    def refresh_flags(self) -> None:
+        self.date_uncertain = uncertain_date(self.published)
+
+
+class Author(Record):
+    name = models.CharField(max_length=500)
+    slug = models.CharField(max_length=255)
+
+    objects = SlugManager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["slug"], name="author_slug_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("author", kwargs={"slug": self.slug})
+
+    def natural_key(self):
+        return (self.slug,)
+
+    @staticmethod
+    def slug_for(name: str) -> str:
+        return slugify(name)[:255] or "unknown"
+
+
+class PaperAuthorManager(models.Manager):
+    def get_by_natural_key(self, paper_slug, position):
+        return self.get(paper__slug=paper_slug, position=position)
+
+
+class PaperAuthor(models.Model):
+    """The ordered author list: position 0 is the first author."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
+    position = models.PositiveSmallIntegerField()
+
+    objects = PaperAuthorManager()
+
+    class Meta:
+        ordering = ["paper", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "position"], name="paperauthor_position_unique")
+        ]
+        indexes = [
+            # The author page: an author's papers.
+            models.Index(fields=["author", "paper"], name="paperauthor_author_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} (#{self.position + 1})"
+
+    def natural_key(self):
+        return (self.paper.slug, self.position)
+
+    natural_key.dependencies = ["papers.paper", "papers.author"]
+
+
+class RepositoryManager(models.Manager):
+    def get_by_natural_key(self, url):
+        return self.get(url=url)
+
+
+class Repository(Record):
+    url = models.CharField("URL", max_length=500)
+    host = models.CharField(max_length=255, blank=True)
+    owner = models.CharField(max_length=255, blank=True)
+    name = models.CharField(max_length=255, blank=True)
+    licence = models.CharField("licence (SPDX)", max_length=100, blank=True)
+    reach_status = models.CharField(
+        "reachability", max_length=32, blank=True, help_text="As the archive reports it: ok, gone…"
+    )
+    description = models.TextField(blank=True)
+    stars = models.IntegerField(null=True, blank=True)
+
+    objects = RepositoryManager()
+
+    class Meta:
+        ordering = ["host", "owner", "name"]
+        verbose_name_plural = "repositories"
+        constraints = [models.UniqueConstraint(fields=["url"], name="repository_url_unique")]
+        indexes = [
+            # /repo/<host>/<owner>/<name> looks a repository up by its parts.
+            models.Index(fields=["host", "owner", "name"], name="repository_parts_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner}/{self.name}" if self.owner else self.url
+
+    def get_absolute_url(self) -> str:
+        return reverse("repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name})
+
+    def natural_key(self):
+        return (self.url,)
+
+    def save(self, *args, **kwargs):
+        self.host, self.owner, self.name = self.parts_from_url(self.url)
+        super().save(*args, **kwargs)
+
+    @staticmethod
+    def parts_from_url(url: str) -> tuple[str, str, str]:
+        """('github.com', 'owner', 'name') from a repository URL; owner is the whole
+        middle path for nested groups (GitLab subgroups)."""
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower()
+        segments = [s for s in parts.path.split("/") if s]
+        if segments and segments[-1].endswith(".git"):
+            segments[-1] = segments[-1][:-4]
+        if len(segments) >= 2:
+            return host, "/".join(segments[:-1])[:255], segments[-1][:255]
+        return host, "", (segments[0] if segments else "")[:255]
+
+
+class CodeLinkManager(models.Manager):
+    def get_by_natural_key(self, paper_slug, repository_url):
+        return self.get(paper__slug=paper_slug, repository__url=repository_url)
+
+
+class CodeLink(Record):
+    """A paper ↔ repository link from the links-between-papers-and-code dump."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="code_links")
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="code_links")
+    is_official = models.BooleanField(default=False)
+    mentioned_in_paper = models.BooleanField(default=False)
+    mentioned_in_github = models.BooleanField(default=False)
+    framework = models.CharField(max_length=64, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order in the record.")
+
+    objects = CodeLinkManager()
+
+    class Meta:
+        ordering = ["paper", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "repository"], name="codelink_unique")
+        ]
+        indexes = [
+            # The repository page: a repository's papers.
+            models.Index(fields=["repository", "paper"], name="codelink_repository_idx"),
+            # The framework filter on search.
+            models.Index(fields=["framework"], name="codelink_framework_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper.slug} → {self.repository.url}"
+
+    def natural_key(self):
+        return (self.paper.slug, self.repository.url)
+
+    natural_key.dependencies = ["papers.paper", "papers.repository"]
+
+
+class RelatedPaperManager(models.Manager):
+    def get_by_natural_key(self, paper_slug, related_slug):
+        return self.get(paper__slug=paper_slug, related__slug=related_slug)
+
+
+class RelatedPaper(models.Model):
+    """One entry of a paper's "Related papers" list, computed by compute_related."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="related_entries")
+    related = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    score = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+    hidden = models.BooleanField(default=False, help_text="Hidden by staff: never shown.")
+
+    objects = RelatedPaperManager()
+
+    class Meta:
+        ordering = ["paper", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "related"], name="relatedpaper_unique"),
+        ]
+        indexes = [
+            # The paper page's section: a paper's list in rank order.
+            models.Index(fields=["paper", "rank"], name="relatedpaper_rank_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper.slug} ~ {self.related.slug} ({self.score:.3f})"
+
+    def natural_key(self):
+        return (self.paper.slug, self.related.slug)
+
+    natural_key.dependencies = ["papers.paper"]

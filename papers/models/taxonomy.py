@@ -1,0 +1,249 @@
+"""Tasks, methods (with their collections) and datasets, and how papers use them."""
+
+from django.db import models
+from django.urls import reverse
+from django.utils.text import slugify
+
+from papers.models.base import Record, SlugManager
+
+
+class Curated(Record):
+    """A task, method or dataset: slug identity, name, description, and a junk flag."""
+
+    slug = models.CharField(max_length=255)
+    name = models.CharField(max_length=500)
+    description = models.TextField(blank=True)
+    hidden = models.BooleanField(
+        default=False,
+        help_text="Flagged as junk (e.g. a placeholder record): kept, but left out of lists. "
+        "Untick to show it again.",
+    )
+
+    objects = SlugManager()
+
+    class Meta:
+        abstract = True
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def natural_key(self):
+        return (self.slug,)
+
+    @staticmethod
+    def slug_for(name: str) -> str:
+        return slugify(name)[:255]
+
+
+class Task(Curated):
+    categories = models.JSONField(default=list, blank=True, help_text="Areas, as the archive names them.")
+    source_link = models.CharField(max_length=500, blank=True)
+    parents = models.ManyToManyField(
+        "self", through="TaskEdge", symmetrical=False, related_name="subtasks", blank=True
+    )
+
+    class Meta(Curated.Meta):
+        constraints = [models.UniqueConstraint(fields=["slug"], name="task_slug_unique")]
+
+    def get_absolute_url(self) -> str:
+        return reverse("task", kwargs={"slug": self.slug})
+
+
+class TaskEdgeManager(models.Manager):
+    def get_by_natural_key(self, parent_slug, child_slug):
+        return self.get(parent__slug=parent_slug, child__slug=child_slug)
+
+
+class TaskEdge(models.Model):
+    """parent → subtask. A subtask may sit under several parents, so this is a graph."""
+
+    parent = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="child_edges")
+    child = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="parent_edges")
+    position = models.PositiveIntegerField(default=0)
+
+    objects = TaskEdgeManager()
+
+    class Meta:
+        ordering = ["parent", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["parent", "child"], name="taskedge_unique"),
+            models.CheckConstraint(
+                condition=~models.Q(parent=models.F("child")), name="taskedge_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.parent} → {self.child}"
+
+    def natural_key(self):
+        return (self.parent.slug, self.child.slug)
+
+    natural_key.dependencies = ["papers.task"]
+
+
+class Collection(Record):
+    """A method collection ("Generative Models"), within an area ("Computer Vision")."""
+
+    slug = models.CharField(max_length=255)
+    name = models.CharField(max_length=500)
+    area_id = models.CharField(max_length=255, blank=True)
+    area = models.CharField(max_length=255, blank=True)
+    description = models.TextField(blank=True)
+
+    objects = SlugManager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["slug"], name="collection_slug_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def natural_key(self):
+        return (self.slug,)
+
+
+class Method(Curated):
+    full_name = models.CharField(max_length=1000, blank=True)
+    introduced_by = models.ForeignKey(
+        "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="methods_introduced"
+    )
+    paper_title = models.CharField(
+        max_length=1000, blank=True, help_text="The introducing paper's title as the archive gives it."
+    )
+    paper_url = models.CharField(max_length=500, blank=True)
+    introduced_year = models.IntegerField(null=True, blank=True)
+    year_uncertain = models.BooleanField(
+        default=False, help_text="The archive's year is a placeholder (2000) or impossible."
+    )
+    source_url = models.CharField(max_length=500, blank=True)
+    source_title = models.CharField(max_length=1000, blank=True)
+    code_snippet_url = models.CharField(max_length=500, blank=True)
+    num_papers = models.IntegerField(null=True, blank=True)
+    collections = models.ManyToManyField(Collection, related_name="methods", blank=True)
+
+    class Meta(Curated.Meta):
+        constraints = [models.UniqueConstraint(fields=["slug"], name="method_slug_unique")]
+
+    def get_absolute_url(self) -> str:
+        return reverse("method", kwargs={"slug": self.slug})
+
+
+class Dataset(Curated):
+    full_name = models.CharField(max_length=1000, blank=True)
+    homepage = models.CharField(max_length=500, blank=True)
+    introduced_date = models.DateField(null=True, blank=True)
+    date_uncertain = models.BooleanField(default=False)
+    introduced_by = models.ForeignKey(
+        "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="datasets_introduced"
+    )
+    paper_title = models.CharField(max_length=1000, blank=True)
+    paper_url = models.CharField(max_length=500, blank=True)
+    modalities = models.JSONField(default=list, blank=True)
+    languages = models.JSONField(default=list, blank=True)
+    variants = models.JSONField(default=list, blank=True)
+    num_papers = models.IntegerField(null=True, blank=True)
+    tasks = models.ManyToManyField(Task, related_name="datasets", blank=True)
+    extra = models.JSONField(default=dict, blank=True, help_text="Keys this site does not model, kept.")
+
+    class Meta(Curated.Meta):
+        constraints = [models.UniqueConstraint(fields=["slug"], name="dataset_slug_unique")]
+
+    def get_absolute_url(self) -> str:
+        return reverse("dataset", kwargs={"slug": self.slug})
+
+
+class PaperLinkManager(models.Manager):
+    target = ""
+
+    def get_by_natural_key(self, paper_slug, target_slug):
+        return self.get(paper__slug=paper_slug, **{f"{self.target}__slug": target_slug})
+
+
+class PaperTaskManager(PaperLinkManager):
+    target = "task"
+
+
+class PaperMethodManager(PaperLinkManager):
+    target = "method"
+
+
+class PaperDatasetManager(PaperLinkManager):
+    target = "dataset"
+
+
+class PaperTask(models.Model):
+    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="task_links")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="paper_links")
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
+
+    objects = PaperTaskManager()
+
+    class Meta:
+        ordering = ["paper", "position"]
+        constraints = [models.UniqueConstraint(fields=["paper", "task"], name="papertask_unique")]
+        indexes = [
+            # The task page's papers and the search task filter.
+            models.Index(fields=["task", "paper"], name="papertask_task_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} · {self.task}"
+
+    def natural_key(self):
+        return (self.paper.slug, self.task.slug)
+
+    natural_key.dependencies = ["papers.paper", "papers.task"]
+
+
+class PaperMethod(models.Model):
+    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="method_links")
+    method = models.ForeignKey(Method, on_delete=models.CASCADE, related_name="paper_links")
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
+
+    objects = PaperMethodManager()
+
+    class Meta:
+        ordering = ["paper", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "method"], name="papermethod_unique")
+        ]
+        indexes = [
+            # The method page's papers and the search method filter.
+            models.Index(fields=["method", "paper"], name="papermethod_method_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} · {self.method}"
+
+    def natural_key(self):
+        return (self.paper.slug, self.method.slug)
+
+    natural_key.dependencies = ["papers.paper", "papers.method"]
+
+
+class PaperDataset(models.Model):
+    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="dataset_links")
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="paper_links")
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
+
+    objects = PaperDatasetManager()
+
+    class Meta:
+        ordering = ["paper", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "dataset"], name="paperdataset_unique")
+        ]
+        indexes = [
+            # The dataset page's papers and the search dataset filter.
+            models.Index(fields=["dataset", "paper"], name="paperdataset_dataset_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} · {self.dataset}"
+
+    def natural_key(self):
+        return (self.paper.slug, self.dataset.slug)
+
+    natural_key.dependencies = ["papers.paper", "papers.dataset"]

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from papers import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("paper/<str:slug>", views.paper_detail, name="paper"),
+    path("author/<str:slug>", views.author_detail, name="author"),
+    path("repo/<str:host>/<path:owner>/<str:name>", views.repository_detail, name="repository"),
+    path("task/<str:slug>", views.task_detail, name="task"),
+    path("method/<str:slug>", views.method_detail, name="method"),
+    path("dataset/<str:slug>", views.dataset_detail, name="dataset"),
+]
