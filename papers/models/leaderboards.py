@@ -117,7 +117,9 @@ class LeaderboardMetric(models.Model):
     class Meta:
         ordering = ["leaderboard", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["leaderboard", "name"], name="leaderboardmetric_unique")
+            models.UniqueConstraint(
+                fields=["leaderboard", "name"], name="leaderboardmetric_unique"
+            )
         ]
 
     def __str__(self) -> str:
@@ -157,7 +159,9 @@ class LeaderboardRow(Record):
     paper = models.ForeignKey(
         "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="results"
     )
-    paper_title = models.CharField(max_length=1000, blank=True, help_text="As the archive gives it.")
+    paper_title = models.CharField(
+        max_length=1000, blank=True, help_text="As the archive gives it."
+    )
     paper_url = models.CharField(max_length=500, blank=True, help_text="As the archive gives it.")
     paper_date = models.CharField(max_length=32, blank=True, help_text="As the archive gives it.")
     metrics = models.JSONField(default=dict, blank=True, help_text="Metric name → value as given.")
@@ -173,7 +177,9 @@ class LeaderboardRow(Record):
     class Meta:
         ordering = ["leaderboard", "position", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["leaderboard", "row_key"], name="leaderboardrow_unique")
+            models.UniqueConstraint(
+                fields=["leaderboard", "row_key"], name="leaderboardrow_unique"
+            )
         ]
         indexes = [
             # The paper page's results: the rows of one paper.

@@ -5,6 +5,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.text import slugify
 
@@ -28,8 +29,10 @@ class PaperQuerySet(models.QuerySet):
 
     def latest(self):
         """Newest first, leaving out papers whose date is flagged uncertain."""
-        return self.visible().filter(date_uncertain=False, published__isnull=False).order_by(
-            "-published", "-id"
+        return (
+            self.visible()
+            .filter(date_uncertain=False, published__isnull=False)
+            .order_by("-published", "-id")
         )
 
     def refresh_counts(self) -> int:
@@ -39,16 +42,15 @@ class PaperQuerySet(models.QuerySet):
         from papers.models.reports import Sample
 
         samples = Sample.objects.filter(paper=models.OuterRef("pk"))
+
+        def count(rows):
+            counted = rows.order_by().values("paper").annotate(n=models.Count("pk")).values("n")
+            return Coalesce(models.Subquery(counted[:1], output_field=models.IntegerField()), 0)
+
         return self.update(
-            code_link_count=models.Subquery(
-                links.order_by().values("paper").annotate(n=models.Count("pk")).values("n")[:1],
-                output_field=models.IntegerField(),
-            ),
+            code_link_count=count(links),
             has_official_code=models.Exists(official),
-            sample_count=models.Subquery(
-                samples.order_by().values("paper").annotate(n=models.Count("pk")).values("n")[:1],
-                output_field=models.IntegerField(),
-            ),
+            sample_count=count(samples),
         )
 
 
@@ -78,6 +80,13 @@ class Paper(Record):
     url_pdf = models.CharField("PDF URL", max_length=500, blank=True)
     hidden = models.BooleanField(
         default=False, help_text="Hidden papers are kept but left out of lists and search."
+    )
+    source_rank = models.PositiveSmallIntegerField(
+        default=0,
+        editable=False,
+        help_text="The highest-ranked archive source that has written this paper: 0 a link or "
+        "leaderboard row, 1 the papers dump, 2 a full record. Lower-ranked sources never "
+        "overwrite its values, so files import to the same state in any order.",
     )
 
     # Provenance: the record's `source` block.
@@ -191,7 +200,9 @@ class PaperAuthor(models.Model):
     class Meta:
         ordering = ["paper", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["paper", "position"], name="paperauthor_position_unique")
+            models.UniqueConstraint(
+                fields=["paper", "position"], name="paperauthor_position_unique"
+            )
         ]
         indexes = [
             # The author page: an author's papers.
@@ -239,7 +250,9 @@ class Repository(Record):
         return f"{self.owner}/{self.name}" if self.owner else self.url
 
     def get_absolute_url(self) -> str:
-        return reverse("repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name})
+        return reverse(
+            "repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name}
+        )
 
     def natural_key(self):
         return (self.url,)

@@ -45,7 +45,10 @@ class Sample(models.Model):
     status = models.CharField(max_length=64, help_text=f"Known: {', '.join(SampleStatus.values)}.")
     verification_level = models.IntegerField(null=True, blank=True)
     contract_check = models.CharField(
-        max_length=64, null=True, blank=True, help_text=f"Known: {', '.join(ContractCheck.values)}."
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text=f"Known: {', '.join(ContractCheck.values)}.",
     )
     metamorphic_tier = models.CharField(max_length=64, null=True, blank=True)
     behaviour_fingerprint = models.BooleanField(null=True, blank=True)
@@ -55,7 +58,9 @@ class Sample(models.Model):
     mcp_code_sha256 = models.CharField(
         max_length=64, blank=True, help_text="The record's mcp_get_code.code_sha256."
     )
-    extra = models.JSONField(default=dict, blank=True, help_text="Keys this site does not model, kept.")
+    extra = models.JSONField(
+        default=dict, blank=True, help_text="Keys this site does not model, kept."
+    )
 
     objects = SampleManager()
 
@@ -127,7 +132,9 @@ class ReportRepositoryManager(models.Manager):
 class ReportRepository(models.Model):
     """A repository the execution report read for a paper (the report's `repos`)."""
 
-    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="report_repositories")
+    paper = models.ForeignKey(
+        "Paper", on_delete=models.CASCADE, related_name="report_repositories"
+    )
     repository = models.ForeignKey("Repository", on_delete=models.CASCADE, related_name="reports")
     provenance = models.CharField(max_length=255, blank=True)
     position = models.PositiveIntegerField(default=0)

@@ -37,7 +37,9 @@ class Curated(Record):
 
 
 class Task(Curated):
-    categories = models.JSONField(default=list, blank=True, help_text="Areas, as the archive names them.")
+    categories = models.JSONField(
+        default=list, blank=True, help_text="Areas, as the archive names them."
+    )
     source_link = models.CharField(max_length=500, blank=True)
     parents = models.ManyToManyField(
         "self", through="TaskEdge", symmetrical=False, related_name="subtasks", blank=True
@@ -107,10 +109,16 @@ class Collection(Record):
 class Method(Curated):
     full_name = models.CharField(max_length=1000, blank=True)
     introduced_by = models.ForeignKey(
-        "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="methods_introduced"
+        "Paper",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="methods_introduced",
     )
     paper_title = models.CharField(
-        max_length=1000, blank=True, help_text="The introducing paper's title as the archive gives it."
+        max_length=1000,
+        blank=True,
+        help_text="The introducing paper's title as the archive gives it.",
     )
     paper_url = models.CharField(max_length=500, blank=True)
     introduced_year = models.IntegerField(null=True, blank=True)
@@ -136,7 +144,11 @@ class Dataset(Curated):
     introduced_date = models.DateField(null=True, blank=True)
     date_uncertain = models.BooleanField(default=False)
     introduced_by = models.ForeignKey(
-        "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="datasets_introduced"
+        "Paper",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="datasets_introduced",
     )
     paper_title = models.CharField(max_length=1000, blank=True)
     paper_url = models.CharField(max_length=500, blank=True)
@@ -145,7 +157,9 @@ class Dataset(Curated):
     variants = models.JSONField(default=list, blank=True)
     num_papers = models.IntegerField(null=True, blank=True)
     tasks = models.ManyToManyField(Task, related_name="datasets", blank=True)
-    extra = models.JSONField(default=dict, blank=True, help_text="Keys this site does not model, kept.")
+    extra = models.JSONField(
+        default=dict, blank=True, help_text="Keys this site does not model, kept."
+    )
 
     class Meta(Curated.Meta):
         constraints = [models.UniqueConstraint(fields=["slug"], name="dataset_slug_unique")]

@@ -1,0 +1,220 @@
+"""Drive an import: read files, parse records, reject the bad ones precisely, load batches.
+
+`import_files()` is what `manage.py import_archive` runs; tests and the demo loader
+call it directly.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from django.db import transaction
+
+from papers.archive.kinds import PARSERS
+from papers.archive.loader import Loader, Stats
+from papers.archive.normalise import RecordError
+from papers.archive.readers import KINDS, ArchiveFileError, ArchiveReader, detect_kind, unparseable
+
+LOADERS = {
+    "records": "records",
+    "papers": "papers",
+    "links": "links",
+    "methods": "methods",
+    "datasets": "datasets",
+    "evaluation-tables": "evaluations",
+}
+# The model a rejected record of each kind is counted under in the summary.
+KIND_MODEL = {
+    "records": "Paper",
+    "papers": "Paper",
+    "links": "CodeLink",
+    "methods": "Method",
+    "datasets": "Dataset",
+    "evaluation-tables": "Task",
+}
+# Evaluation-table records are whole task trees; batch fewer of them.
+BATCH_DIVISOR = {"evaluation-tables": 50, "records": 4}
+
+
+class StrictStop(Exception):
+    """--strict met a bad record: roll back the file."""
+
+
+class _DryRun(Exception):
+    pass
+
+
+@dataclass
+class Rejection:
+    path: str
+    number: int
+    line: int | None
+    field: str
+    reason: str
+    raw: object
+
+    def __str__(self) -> str:
+        where = f"record {self.number}" + (f" (line {self.line})" if self.line else "")
+        return f"{self.path}: {where}: field {self.field}: {self.reason}"
+
+
+@dataclass
+class FileResult:
+    path: str
+    kind: str | None = None
+    records: int = 0
+    rejected: int = 0
+    error: str | None = None
+
+
+@dataclass
+class ImportResult:
+    stats: Stats = field(default_factory=Stats)
+    files: list[FileResult] = field(default_factory=list)
+    rejections: int = 0
+    elapsed: float = 0.0
+
+    @property
+    def records(self) -> int:
+        return sum(f.records for f in self.files)
+
+    @property
+    def exit_status(self) -> int:
+        if any(f.error for f in self.files):
+            return 2
+        return 1 if self.rejections else 0
+
+
+OUTCOMES_LABELS = {
+    "created": "created",
+    "updated": "updated",
+    "unchanged": "unchanged",
+    "left_alone": "left alone",
+    "rejected": "rejected",
+}
+
+Progress = Callable[[ArchiveReader, int], None]
+
+
+def import_files(
+    paths: list[str | Path],
+    *,
+    kind: str | None = None,
+    batch_size: int = 2000,
+    overwrite_edits: bool = False,
+    strict: bool = False,
+    dry_run: bool = False,
+    errors_out: IO[str] | None = None,
+    report: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    progress: Callable[[str, int], Progress] | None = None,
+) -> ImportResult:
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    result = ImportResult()
+    loader = Loader(overwrite_edits=overwrite_edits)
+    started = time.monotonic()
+    # One transaction per batch; --dry-run wraps everything in one and rolls it back.
+    try:
+        with transaction.atomic() if dry_run else nullcontext():
+            for path in paths:
+                result.files.append(
+                    _import_file(
+                        Path(path),
+                        kind,
+                        batch_size,
+                        loader,
+                        strict,
+                        errors_out,
+                        report,
+                        progress,
+                        result,
+                    )
+                )
+            with transaction.atomic():
+                loader.finish()
+            if dry_run:
+                raise _DryRun
+    except _DryRun:
+        pass
+    result.stats = loader.stats
+    result.elapsed = time.monotonic() - started
+    return result
+
+
+def _import_file(path, kind, batch_size, loader, strict, errors_out, report, progress, result):
+    outcome = FileResult(str(path), kind)
+    reader = ArchiveReader(path)
+    batch: list = []
+    tick = progress(str(path), path.stat().st_size) if progress and path.exists() else None
+
+    def reject(item, field_name: str, reason: str, raw) -> None:
+        rejection = Rejection(str(path), item.number, item.line, field_name, reason, raw)
+        outcome.rejected += 1
+        result.rejections += 1
+        loader.stats.add(KIND_MODEL.get(outcome.kind or "", "(unknown kind)"), "rejected")
+        report(str(rejection))
+        if errors_out is not None:
+            errors_out.write(
+                (raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)).rstrip("\n")
+                + "\n"
+            )
+        if strict:
+            raise StrictStop(str(rejection))
+
+    def flush() -> None:
+        if batch:
+            with transaction.atomic():
+                getattr(loader, LOADERS[outcome.kind])(batch)
+            batch.clear()
+
+    try:
+        with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
+            size = batch_size
+            for item in reader.items():
+                outcome.records += 1
+                bad = unparseable(item.data)
+                if bad is not None:
+                    reject(item, "(line)", bad.reason, bad.raw)
+                    continue
+                if outcome.kind is None:
+                    outcome.kind = detect_kind(item.data)
+                    if outcome.kind is None:
+                        keys = (
+                            ", ".join(list(item.data)[:8]) if isinstance(item.data, dict) else ""
+                        )
+                        raise ArchiveFileError(
+                            path,
+                            "cannot tell which archive file this is from its first record"
+                            + (f" (keys: {keys})" if keys else "")
+                            + f"; name it with --kind ({', '.join(KINDS)})",
+                        )
+                    size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
+                try:
+                    batch.append(PARSERS[outcome.kind](item.data))
+                except RecordError as exc:
+                    reject(item, exc.field, exc.reason, item.data)
+                    continue
+                if len(batch) >= size:
+                    flush()
+                if tick:
+                    tick(reader, outcome.records)
+            flush()
+            if tick:
+                tick(reader, outcome.records)
+    except ArchiveFileError as exc:
+        batch.clear()
+        outcome.error = exc.reason
+        report(f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)")
+    except StrictStop:
+        outcome.error = (
+            "stopped at the first bad record (--strict); this file's changes were rolled back"
+        )
+        report(f"{path}: {outcome.error}")
+    return outcome

@@ -1,0 +1,713 @@
+"""Write parsed archive records to the database in batches, idempotently.
+
+Every write is an upsert on a natural key: the loader reads the batch's existing
+rows in one query per model, compares, and writes only what differs (bulk inserts
+for new rows, bulk updates for changed ones). Records staff edited in the admin
+are left alone unless `overwrite_edits`. Counts go to `Stats` per model.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import models
+from django.utils import timezone
+
+from papers.archive import normalise as n
+from papers.archive.kinds import (
+    DatasetIn,
+    EvaluationIn,
+    LinkIn,
+    MethodIn,
+    PaperIn,
+    RecordIn,
+    RepoIn,
+)
+from papers.models import (
+    Author,
+    CodeLink,
+    Collection,
+    Dataset,
+    Leaderboard,
+    LeaderboardMetric,
+    LeaderboardRow,
+    Method,
+    Paper,
+    PaperAuthor,
+    PaperMethod,
+    PaperTask,
+    ReportRepository,
+    Repository,
+    Sample,
+    Task,
+    TaskEdge,
+    uncertain_date,
+)
+
+OUTCOMES = ("created", "updated", "unchanged", "left_alone", "rejected")
+
+PAPER_FIELDS = (
+    "title", "arxiv_id", "nips_id", "openreview_id", "published", "proceeding", "conference",
+    "abstract", "short_abstract", "url_abs", "url_pdf", "source_archive", "source_snapshot",
+    "source_row_kind", "source_licence_url", "arxiv_metadata", "extracted_results", "extra",
+    "has_report", "report_url", "report_atlas_url", "report_developers_url", "report_mcp",
+    "report_read_at", "report_read_at_is", "report_claim", "report_repo_kind_vocabulary",
+    "report_n_pointer_only_for_licence",
+)  # fmt: skip
+SAMPLE_FIELDS = (
+    "position", "repo", "repo_kind", "path", "entry", "file_url", "link_basis", "language",
+    "status", "verification_level", "contract_check", "metamorphic_tier",
+    "behaviour_fingerprint", "licence", "inline_ok", "code_sha256_prefix", "mcp_code_sha256",
+    "extra",
+)  # fmt: skip
+CHUNK = 900  # keeps every IN (...) under SQLite's variable limit
+
+
+def empty(value: Any) -> bool:
+    """The archive's many ways of saying "nothing" (False is a value, not nothing)."""
+    return value is None or (isinstance(value, str | list | dict) and not value)
+
+
+class Stats:
+    def __init__(self):
+        self.counts: dict[str, Counter] = defaultdict(Counter)
+
+    def add(self, model: str, outcome: str, n: int = 1) -> None:
+        if n:
+            self.counts[model][outcome] += n
+
+    def total(self, outcome: str) -> int:
+        return sum(c[outcome] for c in self.counts.values())
+
+    def merge(self, other: Stats) -> None:
+        for model, counter in other.counts.items():
+            self.counts[model].update(counter)
+
+
+def chunks(items: list, size: int = CHUNK) -> Iterable[list]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _in(model, field: str, values: Iterable, *only: str) -> list[dict]:
+    values = list(dict.fromkeys(values))
+    rows = []
+    for part in chunks(values):
+        rows.extend(model.objects.filter(**{f"{field}__in": part}).values(*only))
+    return rows
+
+
+class Loader:
+    def __init__(self, *, overwrite_edits: bool = False):
+        self.overwrite_edits = overwrite_edits
+        self.stats = Stats()
+        self.touched_papers: set[int] = set()
+        self.now = timezone.now()
+
+    # --- generic upsert ----------------------------------------------------------------
+
+    def upsert(
+        self,
+        model: type[models.Model],
+        key: str,
+        items: dict[Any, dict[str, Any]],
+        *,
+        extra_key: dict[str, Any] | None = None,
+        fill_only: bool = False,
+        count: bool = True,
+    ) -> dict[Any, int]:
+        """Insert or update `model` rows whose `key` field takes the dict's keys.
+
+        `fill_only` writes only into empty fields (used for stubs); otherwise a
+        non-empty incoming value replaces the stored one. Returns key → id.
+        """
+        name = model.__name__
+        if not items:
+            return {}
+        fields = sorted({f for values in items.values() for f in values})
+        editable = hasattr(model, "edited_in_admin")
+        only = ["id", key, *fields] + (["edited_in_admin"] if editable else [])
+        filters = extra_key or {}
+        existing: dict[Any, dict] = {}
+        for part in chunks(list(items)):
+            for row in model.objects.filter(**filters, **{f"{key}__in": part}).values(*only):
+                existing[row[key]] = row
+        new, changed, changed_fields = [], [], set()
+        ids = {}
+        for k, values in items.items():
+            row = existing.get(k)
+            if row is None:
+                obj = model(**filters, **{key: k}, **values)
+                if editable:
+                    obj.created_at = obj.updated_at = self.now
+                new.append(obj)
+                continue
+            ids[k] = row["id"]
+            diff = {}
+            for f, v in values.items():
+                current = row[f]
+                if current == v or empty(v):
+                    continue
+                if fill_only and not empty(current):
+                    continue
+                diff[f] = v
+            if not diff:
+                if count:
+                    self.stats.add(name, "unchanged")
+                continue
+            if editable and row["edited_in_admin"] and not self.overwrite_edits:
+                if count:
+                    self.stats.add(name, "left_alone")
+                continue
+            obj = model(id=row["id"], **diff)
+            if editable:
+                obj.updated_at = self.now
+                diff["updated_at"] = self.now
+            changed.append(obj)
+            changed_fields.update(diff)
+        if new:
+            model.objects.bulk_create(new, batch_size=500)
+            for part in chunks([getattr(o, key) for o in new]):
+                for row in model.objects.filter(**filters, **{f"{key}__in": part}).values(
+                    "id", key
+                ):
+                    ids[row[key]] = row["id"]
+        if changed:
+            model.objects.bulk_update(changed, sorted(changed_fields), batch_size=500)
+        if count:
+            self.stats.add(name, "created", len(new))
+            self.stats.add(name, "updated", len(changed))
+        return ids
+
+    # --- papers -------------------------------------------------------------------------
+
+    def papers(self, incoming: list[PaperIn]) -> dict[str, int]:
+        """Upsert papers (and their author/task/method lists) by slug; returns slug → id."""
+        merged: dict[str, PaperIn] = {}
+        for paper in incoming:
+            merged[paper.slug] = _merge_incoming(merged.get(paper.slug), paper)
+        if not merged:
+            return {}
+        existing = {
+            row["slug"]: row
+            for row in _in(
+                Paper,
+                "slug",
+                merged,
+                "id",
+                "slug",
+                "source_rank",
+                "edited_in_admin",
+                *PAPER_FIELDS,
+            )
+        }
+        lists = self._current_lists([row["id"] for row in existing.values()])
+        new, changed, ids = [], [], {}
+        replace_lists: dict[str, dict[str, list[str]]] = {}
+        for slug, paper in merged.items():
+            row = existing.get(slug)
+            current = row or {}
+            rank = current.get("source_rank", -1)
+            values = {}
+            for f in PAPER_FIELDS:
+                if f not in paper.fields:
+                    continue
+                v, cur = paper.fields[f], current.get(f)
+                if empty(v) or v == cur or (paper.rank < rank and not empty(cur)):
+                    continue
+                values[f] = v
+            new_lists = {}
+            for name in ("authors", "tasks", "methods"):
+                given = getattr(paper, name)
+                have = lists[name].get(current.get("id"), []) if row else []
+                if given and (paper.rank >= rank or not have):
+                    if [_slug(name, g) for g in given] != [_slug(name, h) for h in have]:
+                        new_lists[name] = given
+            new_rank = max(rank, paper.rank)
+            if row is None:
+                obj = Paper(slug=slug, source_rank=paper.rank, **values)
+                obj.created_at = obj.updated_at = self.now
+                obj.date_uncertain = uncertain_date(obj.published)
+                new.append(obj)
+                replace_lists[slug] = new_lists
+                continue
+            ids[slug] = row["id"]
+            if not values and not new_lists and new_rank == rank:
+                self.stats.add("Paper", "unchanged")
+                continue
+            if row["edited_in_admin"] and not self.overwrite_edits:
+                self.stats.add("Paper", "left_alone")
+                continue
+            full = {f: row[f] for f in PAPER_FIELDS} | values
+            obj = Paper(id=row["id"], slug=slug, source_rank=new_rank, **full)
+            obj.updated_at = self.now
+            obj.date_uncertain = uncertain_date(obj.published)
+            changed.append(obj)
+            replace_lists[slug] = new_lists
+        if new:
+            Paper.objects.bulk_create(new, batch_size=500)
+            for row in _in(Paper, "slug", [p.slug for p in new], "id", "slug"):
+                ids[row["slug"]] = row["id"]
+        if changed:
+            Paper.objects.bulk_update(
+                changed,
+                [*PAPER_FIELDS, "source_rank", "date_uncertain", "updated_at"],
+                batch_size=250,
+            )
+        self.stats.add("Paper", "created", len(new))
+        self.stats.add("Paper", "updated", len(changed))
+        self.touched_papers.update(ids.values())
+        self._replace_lists({ids[s]: lists_ for s, lists_ in replace_lists.items() if lists_})
+        return ids
+
+    def _current_lists(self, paper_ids: list[int]) -> dict[str, dict[int, list[str]]]:
+        out: dict[str, dict[int, list[str]]] = {"authors": {}, "tasks": {}, "methods": {}}
+        for model, name, attr in (
+            (PaperAuthor, "authors", "author__name"),
+            (PaperTask, "tasks", "task__name"),
+            (PaperMethod, "methods", "method__name"),
+        ):
+            for part in chunks(paper_ids):
+                rows = (
+                    model.objects.filter(paper_id__in=part)
+                    .order_by("paper_id", "position")
+                    .values_list("paper_id", attr)
+                )
+                for paper_id, value in rows:
+                    out[name].setdefault(paper_id, []).append(value)
+        return out
+
+    def _replace_lists(self, changes: dict[int, dict[str, list[str]]]) -> None:
+        for name, model, target_model, fk in (
+            ("authors", PaperAuthor, Author, "author_id"),
+            ("tasks", PaperTask, Task, "task_id"),
+            ("methods", PaperMethod, Method, "method_id"),
+        ):
+            todo = {pid: c[name] for pid, c in changes.items() if name in c}
+            if not todo:
+                continue
+            names = {_slug(name, v): v for values in todo.values() for v in values}
+            names.pop("", None)
+            target_ids = self.upsert(
+                target_model, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
+            )
+            for part in chunks(list(todo)):
+                model.objects.filter(paper_id__in=part).delete()
+            rows, seen = [], set()
+            for paper_id, values in todo.items():
+                position = 0
+                for value in values:
+                    target = target_ids.get(_slug(name, value))
+                    if target is None or (
+                        name != "authors" and (paper_id, target) in seen
+                    ):  # a task named twice on one paper is one link
+                        continue
+                    seen.add((paper_id, target))
+                    rows.append(model(paper_id=paper_id, position=position, **{fk: target}))
+                    position += 1
+            model.objects.bulk_create(rows, batch_size=1000)
+
+    # --- links --------------------------------------------------------------------------
+
+    def links(self, incoming: list[LinkIn]) -> None:
+        paper_ids = self.papers([link.paper for link in incoming])
+        repo_ids = self.repositories([link.repo for link in incoming])
+        self._code_links(incoming, paper_ids, repo_ids)
+
+    def repositories(self, repos: list[RepoIn]) -> dict[str, int]:
+        items: dict[str, dict] = {}
+        for repo in repos:
+            host, owner, name = Repository.parts_from_url(repo.url)
+            values = items.setdefault(repo.url, {"host": host, "owner": owner, "name": name})
+            values.update({k: v for k, v in repo.fields.items() if not empty(v)})
+        return self.upsert(Repository, "url", items)
+
+    def _code_links(self, links: list[LinkIn], paper_ids, repo_ids) -> None:
+        wanted: dict[tuple[int, int], dict] = {}
+        for link in links:
+            pair = (paper_ids[link.paper.slug], repo_ids[link.repo.url])
+            wanted[pair] = link.fields
+        existing = {}
+        for part in chunks(sorted({p for p, _ in wanted})):
+            for row in CodeLink.objects.filter(paper_id__in=part).values():
+                existing[(row["paper_id"], row["repository_id"])] = row
+        new, changed, fields = [], [], set()
+        for (paper_id, repo_id), values in wanted.items():
+            row = existing.get((paper_id, repo_id))
+            if row is None:
+                new.append(
+                    CodeLink(
+                        paper_id=paper_id,
+                        repository_id=repo_id,
+                        created_at=self.now,
+                        updated_at=self.now,
+                        **values,
+                    )
+                )
+                continue
+            diff = {k: v for k, v in values.items() if row[k] != v}
+            if not diff:
+                self.stats.add("CodeLink", "unchanged")
+            elif row["edited_in_admin"] and not self.overwrite_edits:
+                self.stats.add("CodeLink", "left_alone")
+            else:
+                changed.append(CodeLink(id=row["id"], updated_at=self.now, **diff))
+                fields.update(diff)
+        CodeLink.objects.bulk_create(new, batch_size=1000)
+        if changed:
+            CodeLink.objects.bulk_update(changed, [*sorted(fields), "updated_at"], batch_size=500)
+        self.stats.add("CodeLink", "created", len(new))
+        self.stats.add("CodeLink", "updated", len(changed))
+
+    # --- records ------------------------------------------------------------------------
+
+    def records(self, incoming: list[RecordIn]) -> None:
+        latest: dict[str, RecordIn] = {}
+        for record in incoming:
+            if record.report:
+                record.paper.fields.update(record.report)
+            latest[record.paper.slug] = record
+        records = list(latest.values())
+        paper_ids = self.papers([r.paper for r in records])
+        edited = set(
+            Paper.objects.filter(
+                id__in=list(paper_ids.values()), edited_in_admin=True
+            ).values_list("id", flat=True)
+            if not self.overwrite_edits
+            else []
+        )
+        records = [r for r in records if paper_ids[r.paper.slug] not in edited]
+        repos = [link.repo for r in records for link in r.links]
+        repos += [repo for r in records for repo, _ in r.report_repos]
+        sample_repos = {}
+        for r in records:
+            for sample in r.samples:
+                url = _sample_repo_url(sample, r)
+                sample["_repo_url"] = url
+                sample_repos.setdefault(url, RepoIn(url))
+        repo_ids = self.repositories(repos + list(sample_repos.values()))
+        self._code_links([link for r in records for link in r.links], paper_ids, repo_ids)
+        self._report_repositories(records, paper_ids, repo_ids)
+        self._samples(records, paper_ids, repo_ids)
+        self._introduced(records, paper_ids)
+
+    def _report_repositories(self, records, paper_ids, repo_ids) -> None:
+        wanted = {
+            paper_ids[r.paper.slug]: [
+                (repo_ids[repo.url], provenance, position)
+                for position, (repo, provenance) in enumerate(r.report_repos)
+            ]
+            for r in records
+            if r.report is not None
+        }
+        current: dict[int, list] = defaultdict(list)
+        for part in chunks(list(wanted)):
+            rows = ReportRepository.objects.filter(paper_id__in=part).order_by(
+                "paper_id", "position"
+            )
+            for paper_id, repo_id, provenance, position in rows.values_list(
+                "paper_id", "repository_id", "provenance", "position"
+            ):
+                current[paper_id].append((repo_id, provenance, position))
+        stale = [pid for pid, rows in wanted.items() if current.get(pid, []) != rows]
+        for part in chunks(stale):
+            ReportRepository.objects.filter(paper_id__in=part).delete()
+        ReportRepository.objects.bulk_create(
+            [
+                ReportRepository(paper_id=pid, repository_id=rid, provenance=prov, position=pos)
+                for pid in stale
+                for rid, prov, pos in wanted[pid]
+            ],
+            batch_size=1000,
+        )
+
+    def _samples(self, records, paper_ids, repo_ids) -> None:
+        wanted = {}
+        for r in records:
+            if r.report is None:
+                continue
+            rows = []
+            for sample in r.samples:
+                values = {k: sample[k] for k in SAMPLE_FIELDS}
+                values["repository_id"] = repo_ids.get(sample["_repo_url"])
+                rows.append(values)
+            wanted[paper_ids[r.paper.slug]] = rows
+        current: dict[int, list] = defaultdict(list)
+        for part in chunks(list(wanted)):
+            rows = Sample.objects.filter(paper_id__in=part).order_by("paper_id", "position")
+            for row in rows.values("paper_id", "repository_id", *SAMPLE_FIELDS):
+                current[row.pop("paper_id")].append(row)
+        stale = [pid for pid, rows in wanted.items() if current.get(pid, []) != rows]
+        unchanged = sum(len(wanted[pid]) for pid in wanted if pid not in set(stale))
+        self.stats.add("Sample", "unchanged", unchanged)
+        replaced = 0
+        for part in chunks(stale):
+            replaced += (
+                Sample.objects.filter(paper_id__in=part).delete()[1].get("papers.Sample", 0)
+            )
+        new = [Sample(paper_id=pid, **values) for pid in stale for values in wanted[pid]]
+        Sample.objects.bulk_create(new, batch_size=1000)
+        # A changed report replaces the paper's samples: count rows kept as updated.
+        updated = min(replaced, len(new))
+        self.stats.add("Sample", "updated", updated)
+        self.stats.add("Sample", "created", len(new) - updated)
+
+    def _introduced(self, records, paper_ids) -> None:
+        for name, model in (("datasets_introduced", Dataset), ("methods_introduced", Method)):
+            wanted = {
+                n.slug_of(item): (item, paper_ids[r.paper.slug])
+                for r in records
+                for item in getattr(r, name)
+                if n.slug_of(item)
+            }
+            if not wanted:
+                continue
+            self.upsert(
+                model, "slug", {s: {"name": v[0]} for s, v in wanted.items()}, fill_only=True
+            )
+            for slug, (_, paper_id) in wanted.items():
+                stale = model.objects.filter(slug=slug).exclude(introduced_by_id=paper_id)
+                if not self.overwrite_edits:
+                    stale = stale.filter(edited_in_admin=False)
+                stale.update(introduced_by_id=paper_id, updated_at=self.now)
+
+    # --- methods and datasets -------------------------------------------------------------
+
+    def methods(self, incoming: list[MethodIn]) -> None:
+        collections = {c["slug"]: c for m in incoming for c in m.collections}
+        collection_ids = self.upsert(
+            Collection,
+            "slug",
+            {s: {k: v for k, v in c.items() if k != "slug"} for s, c in collections.items()},
+        )
+        latest = {m.slug: m for m in incoming}
+        method_ids = self.upsert(Method, "slug", {s: m.fields for s, m in latest.items()})
+        through = Method.collections.through
+        current = defaultdict(set)
+        for part in chunks(list(method_ids.values())):
+            for mid, cid in through.objects.filter(method_id__in=part).values_list(
+                "method_id", "collection_id"
+            ):
+                current[mid].add(cid)
+        add = []
+        for slug, method in latest.items():
+            mid = method_ids.get(slug)
+            if mid is None:
+                continue
+            for c in method.collections:
+                if collection_ids[c["slug"]] not in current[mid]:
+                    add.append(through(method_id=mid, collection_id=collection_ids[c["slug"]]))
+        through.objects.bulk_create(add, ignore_conflicts=True)
+
+    def datasets(self, incoming: list[DatasetIn]) -> None:
+        latest = {d.slug: d for d in incoming}
+        dataset_ids = self.upsert(Dataset, "slug", {s: d.fields for s, d in latest.items()})
+        names = {n.slug_of(t): t for d in latest.values() for t in d.tasks if n.slug_of(t)}
+        task_ids = self.upsert(
+            Task, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
+        )
+        through = Dataset.tasks.through
+        rows = [
+            through(dataset_id=dataset_ids[slug], task_id=task_ids[n.slug_of(t)])
+            for slug, d in latest.items()
+            if slug in dataset_ids
+            for t in d.tasks
+            if n.slug_of(t) in task_ids
+        ]
+        through.objects.bulk_create(rows, ignore_conflicts=True)
+
+    # --- evaluation tables ----------------------------------------------------------------
+
+    def evaluations(self, incoming: list[EvaluationIn]) -> None:
+        tasks: dict[str, dict] = {}
+        for ev in incoming:
+            for task in ev.tasks:
+                values = tasks.setdefault(task.slug, {})
+                values.update({k: v for k, v in task.fields.items() if not empty(v)})
+                values.setdefault("name", task.fields["name"])
+        task_ids = self.upsert(Task, "slug", tasks)
+        edges = {(task_ids[p], task_ids[c]): pos for ev in incoming for p, c, pos in ev.edges}
+        existing = set()
+        for part in chunks(sorted({p for p, _ in edges})):
+            existing.update(
+                TaskEdge.objects.filter(parent_id__in=part).values_list("parent_id", "child_id")
+            )
+        TaskEdge.objects.bulk_create(
+            [
+                TaskEdge(parent_id=p, child_id=c, position=pos)
+                for (p, c), pos in edges.items()
+                if (p, c) not in existing
+            ],
+            ignore_conflicts=True,
+        )
+        self.stats.add("TaskEdge", "created", len(set(edges) - existing))
+        self.stats.add("TaskEdge", "unchanged", len(set(edges) & existing))
+
+        boards = [lb for ev in incoming for lb in ev.leaderboards]
+        dataset_ids = self.upsert(
+            Dataset,
+            "slug",
+            {lb.dataset: {"name": lb.dataset_name} for lb in boards},
+            fill_only=True,
+        )
+        through = Dataset.tasks.through
+        through.objects.bulk_create(
+            [
+                through(dataset_id=dataset_ids[lb.dataset], task_id=task_ids[lb.task])
+                for lb in boards
+            ],
+            ignore_conflicts=True,
+        )
+        stub_ids = self.papers([stub for ev in incoming for stub in ev.stubs])
+
+        board_ids: dict[tuple[int, int], int] = {}
+        by_task = defaultdict(dict)
+        for lb in boards:
+            by_task[task_ids[lb.task]][dataset_ids[lb.dataset]] = lb.fields | {
+                "position": lb.position
+            }
+        for task_id, items in by_task.items():
+            ids = self.upsert(Leaderboard, "dataset_id", items, extra_key={"task_id": task_id})
+            for dataset_id, board_id in ids.items():
+                board_ids[(task_id, dataset_id)] = board_id
+        parents = {}
+        for lb in boards:
+            if lb.parent_dataset:
+                key = (task_ids[lb.task], dataset_ids[lb.dataset])
+                parent_key = (task_ids[lb.task], dataset_ids[lb.parent_dataset])
+                if parent_key in board_ids and key in board_ids:
+                    parents[board_ids[key]] = board_ids[parent_key]
+        for board_id, parent_id in parents.items():
+            Leaderboard.objects.filter(id=board_id).exclude(parent_id=parent_id).update(
+                parent_id=parent_id
+            )
+
+        arxiv_ids = {row["paper_arxiv"] for lb in boards for row in lb.rows if row["paper_arxiv"]}
+        by_arxiv = {
+            row["arxiv_id"]: row["id"]
+            for row in _in(Paper, "arxiv_id", arxiv_ids, "id", "arxiv_id")
+        }
+        for lb in boards:
+            board_id = board_ids[(task_ids[lb.task], dataset_ids[lb.dataset])]
+            metric_items = {m: {"position": i} for i, m in enumerate(lb.metrics)}
+            self.upsert(
+                LeaderboardMetric, "name", metric_items, extra_key={"leaderboard_id": board_id}
+            )
+            rows = {}
+            for row in lb.rows:
+                values = {
+                    k: v
+                    for k, v in row.items()
+                    if k not in {"row_key", "paper_slug", "paper_arxiv"}
+                }
+                values["paper_id"] = stub_ids.get(row["paper_slug"]) or by_arxiv.get(
+                    row["paper_arxiv"]
+                )
+                rows[row["row_key"]] = values
+            self.upsert(LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": board_id})
+
+    # --- end of an import -------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Resolve references that files imported in another order left open, hide
+        case-only duplicates, and refresh the denormalised counts."""
+        resolve_references()
+        hide_case_duplicates(Method)
+        hide_case_duplicates(Dataset)
+        ids = sorted(self.touched_papers)
+        for part in chunks(ids):
+            Paper.objects.filter(id__in=part).refresh_counts()
+
+
+def _merge_incoming(first: PaperIn | None, second: PaperIn) -> PaperIn:
+    """Two mentions of one paper in a batch: the higher-ranked one's values win."""
+    if first is None:
+        return second
+    low, high = (first, second) if first.rank <= second.rank else (second, first)
+    fields = dict(low.fields)
+    fields.update({k: v for k, v in high.fields.items() if not empty(v)})
+    return PaperIn(
+        slug=second.slug,
+        rank=high.rank,
+        fields=fields,
+        authors=high.authors or low.authors,
+        tasks=high.tasks or low.tasks,
+        methods=high.methods or low.methods,
+    )
+
+
+def _slug(kind: str, name: str) -> str:
+    return Author.slug_for(name) if kind == "authors" else n.slug_of(name)
+
+
+def _sample_repo_url(sample: dict, record: RecordIn) -> str:
+    repo = sample["repo"].strip("/")
+    suffix = "/" + repo.lower()
+    for link in record.links:
+        if link.repo.url.lower().rstrip("/").removesuffix(".git").endswith(suffix):
+            return link.repo.url
+    for repo_in, _ in record.report_repos:
+        if repo_in.url.lower().rstrip("/").removesuffix(".git").endswith(suffix):
+            return repo_in.url
+    if "://" in repo:
+        return repo
+    host = "github.com"
+    if sample["file_url"].startswith(("http://", "https://")):
+        host = sample["file_url"].split("/")[2]
+    return f"https://{host}/{repo}"
+
+
+def resolve_references() -> None:
+    """Link leaderboard rows, methods and datasets to papers imported after them."""
+    rows = list(
+        LeaderboardRow.objects.filter(paper__isnull=True)
+        .exclude(paper_url="")
+        .values_list("id", "paper_url")
+    )
+    _resolve(LeaderboardRow, "paper_id", rows)
+    for model in (Method, Dataset):
+        items = list(
+            model.objects.filter(introduced_by__isnull=True)
+            .exclude(paper_url="")
+            .values_list("id", "paper_url")
+        )
+        _resolve(model, "introduced_by_id", items)
+
+
+def _resolve(model, fk: str, items: list[tuple[int, str]]) -> None:
+    if not items:
+        return
+    slugs = {pk: n.paper_slug(url, "paper_url") for pk, url in items}
+    arxivs = {pk: n.arxiv_from_url(url, "paper_url") for pk, url in items}
+    by_slug = {
+        r["slug"]: r["id"] for r in _in(Paper, "slug", filter(None, slugs.values()), "id", "slug")
+    }
+    by_arxiv = {
+        r["arxiv_id"]: r["id"]
+        for r in _in(Paper, "arxiv_id", filter(None, arxivs.values()), "id", "arxiv_id")
+    }
+    updates = []
+    for pk, _ in items:
+        paper_id = by_slug.get(slugs[pk]) or by_arxiv.get(arxivs[pk])
+        if paper_id:
+            updates.append(model(id=pk, **{fk: paper_id}))
+    model.objects.bulk_update(updates, [fk], batch_size=500)
+
+
+def hide_case_duplicates(model) -> None:
+    """Of records whose names differ only in case, keep the most used visible."""
+    groups = defaultdict(list)
+    for row in model.objects.filter(edited_in_admin=False).values(
+        "id", "name", "slug", "num_papers", "hidden"
+    ):
+        groups[row["name"].casefold()].append(row)
+    hide = []
+    for rows in groups.values():
+        if len(rows) < 2 or len({r["name"] for r in rows}) < 2:
+            continue
+        rows.sort(key=lambda r: (-(r["num_papers"] or 0), len(r["slug"]), r["slug"]))
+        hide.extend(r["id"] for r in rows[1:] if not r["hidden"])
+    for part in chunks(hide):
+        model.objects.filter(id__in=part).update(hidden=True)

@@ -1,0 +1,214 @@
+"""Turn raw archive values into clean ones, or say precisely which field is wrong.
+
+The archive writes "nothing" as null, a missing key, "" or [] interchangeably; all
+become "" (text), None (dates, numbers) or [] (lists) here. Anything that cannot be
+read raises RecordError naming the field, and the importer rejects that record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.utils.text import slugify
+
+
+class RecordError(ValueError):
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"field {field}: {reason}")
+
+
+_ARXIV_NEW = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
+_ARXIV_OLD = re.compile(r"([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?")
+
+
+def text(value: Any, field: str, *, max_length: int | None = None, strip: bool = True) -> str:
+    """A text value; null/missing/"" all give "". Line endings become \\n."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise RecordError(field, f"expected text, got {type(value).__name__}")
+    result = str(value).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    if strip:
+        result = result.strip()
+    if max_length is not None and len(result) > max_length:
+        raise RecordError(field, f"longer than {max_length} characters ({len(result)})")
+    return result
+
+
+def one_line(value: Any, field: str, *, max_length: int = 1000) -> str:
+    return " ".join(text(value, field).split())[:max_length] if value is not None else ""
+
+
+def text_list(value: Any, field: str) -> list[str]:
+    """A list of strings; null/missing/"" give []; blanks inside are dropped."""
+    if value in (None, ""):
+        return []
+    if isinstance(value, str):
+        raise RecordError(field, "expected a list, got text")
+    if not isinstance(value, list | tuple):
+        raise RecordError(field, f"expected a list, got {type(value).__name__}")
+    items = []
+    for index, item in enumerate(value):
+        cleaned = one_line(item, f"{field}[{index}]")
+        if cleaned:
+            items.append(cleaned)
+    return items
+
+
+def obj_list(value: Any, field: str) -> list[dict]:
+    if value in (None, ""):
+        return []
+    if not isinstance(value, list | tuple):
+        raise RecordError(field, f"expected a list, got {type(value).__name__}")
+    for index, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise RecordError(
+                f"{field}[{index}]", f"expected an object, got {type(item).__name__}"
+            )
+    return list(value)
+
+
+def obj(value: Any, field: str) -> dict:
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, dict):
+        raise RecordError(field, f"expected an object, got {type(value).__name__}")
+    return value
+
+
+def flag(value: Any, field: str) -> bool:
+    """A boolean written as true/false, 1/0, "true"/"false"/"1"/"0"; null is False."""
+    if value is None or value == "":
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in {
+        "true",
+        "1",
+        "yes",
+        "false",
+        "0",
+        "no",
+    }:
+        return value.strip().lower() in {"true", "1", "yes"}
+    raise RecordError(field, f"expected true or false, got {value!r}")
+
+
+def optional_flag(value: Any, field: str) -> bool | None:
+    return None if value is None or value == "" else flag(value, field)
+
+
+def integer(value: Any, field: str) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise RecordError(field, f"expected a whole number, got {value!r}")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    raise RecordError(field, f"expected a whole number, got {value!r}")
+
+
+def date(value: Any, field: str) -> dt.date | None:
+    """YYYY-MM-DD (a time part is ignored); null/"" give None."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RecordError(field, f"expected a date (YYYY-MM-DD), got {value!r}")
+    candidate = value.strip()[:10]
+    try:
+        return dt.date.fromisoformat(candidate)
+    except ValueError:
+        raise RecordError(field, f"not a date (YYYY-MM-DD): {value!r}") from None
+
+
+def timestamp(value: Any, field: str) -> dt.datetime | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RecordError(field, f"expected a timestamp, got {value!r}")
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise RecordError(field, f"not an ISO 8601 timestamp: {value!r}") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def url_slug(value: Any, field: str) -> str:
+    """The last path segment of a Papers with Code URL ("/paper/<slug>", full URLs too)."""
+    raw = text(value, field)
+    if not raw:
+        return ""
+    path = urlsplit(raw).path if "://" in raw else raw
+    segments = [s for s in path.split("/") if s]
+    return segments[-1][:255] if segments else ""
+
+
+def paper_slug(value: Any, field: str) -> str:
+    """A paper slug from `/paper/<slug>` or a paperswithcode.com paper URL; "" for other URLs."""
+    raw = text(value, field)
+    if not raw:
+        return ""
+    if "://" in raw:
+        parts = urlsplit(raw)
+        if "paperswithcode" not in (parts.hostname or "") and "codewithpapers" not in (
+            parts.hostname or ""
+        ):
+            return ""
+        raw = parts.path
+    segments = [s for s in raw.split("/") if s]
+    if len(segments) >= 2 and segments[-2] == "paper":
+        return segments[-1][:255]
+    if len(segments) == 1 and "://" not in raw and not raw.startswith("/"):
+        return segments[0][:255]
+    return ""
+
+
+def arxiv_id(value: Any, field: str = "arxiv_id") -> str:
+    """The bare arXiv id from an id or an arXiv URL: "arXiv:2006.12467v3" → "2006.12467"."""
+    raw = text(value, field)
+    if not raw:
+        return ""
+    if "://" in raw and "arxiv" not in raw.lower():
+        return ""
+    candidate = raw.rsplit("/abs/", 1)[-1].rsplit("/pdf/", 1)[-1]
+    candidate = candidate.removeprefix("arXiv:").removeprefix("arxiv:").removesuffix(".pdf")
+    match = _ARXIV_NEW.fullmatch(candidate) or _ARXIV_OLD.fullmatch(candidate)
+    if match:
+        return match.group(1)
+    if "://" in raw:
+        return ""
+    raise RecordError(field, f"not an arXiv id: {value!r}")
+
+
+def arxiv_from_url(value: Any, field: str) -> str:
+    """An arXiv id in an arXiv URL, or "" for any other URL (never an error)."""
+    try:
+        return arxiv_id(value, field) if "arxiv" in str(value or "").lower() else ""
+    except RecordError:
+        return ""
+
+
+def slug_of(name: str) -> str:
+    return slugify(name)[:255]
+
+
+_VOWELS = set("aeiouyAEIOUY")
+
+
+def looks_like_junk(name: str, description: str) -> bool:
+    """Keyboard-mash records like a method named "dhf" described as "dfhdfh"."""
+    letters = "".join(ch for ch in name + description if ch.isalpha())
+    if not letters or not letters.isascii():
+        return False
+    return not (_VOWELS & set(letters)) and len(description.split()) <= 1
