@@ -106,6 +106,8 @@ STORAGES = {
     },
 }
 
+FIXTURE_DIRS = [BASE_DIR / "fixtures"]
+
 # The archive's licence and notices; every page and every exported record carries them.
 ARCHIVE_ABOUT = {
     "site": "https://codewithpapers.app",

@@ -72,6 +72,7 @@ class FileResult:
     records: int = 0
     rejected: int = 0
     error: str | None = None
+    unreadable: bool = False
 
 
 @dataclass
@@ -87,7 +88,7 @@ class ImportResult:
 
     @property
     def exit_status(self) -> int:
-        if any(f.error for f in self.files):
+        if any(f.unreadable for f in self.files):
             return 2
         return 1 if self.rejections else 0
 
@@ -211,6 +212,7 @@ def _import_file(path, kind, batch_size, loader, strict, errors_out, report, pro
     except ArchiveFileError as exc:
         batch.clear()
         outcome.error = exc.reason
+        outcome.unreadable = True
         report(f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)")
     except StrictStop:
         outcome.error = (

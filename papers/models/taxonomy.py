@@ -42,7 +42,12 @@ class Task(Curated):
     )
     source_link = models.CharField(max_length=500, blank=True)
     parents = models.ManyToManyField(
-        "self", through="TaskEdge", symmetrical=False, related_name="subtasks", blank=True
+        "self",
+        through="TaskEdge",
+        through_fields=("child", "parent"),
+        symmetrical=False,
+        related_name="subtasks",
+        blank=True,
     )
 
     class Meta(Curated.Meta):

@@ -1,0 +1,64 @@
+"""Helpers for tests that import archive files: write them, run the command, compare databases."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+from django.apps import apps
+from django.core import serializers
+from django.core.management import call_command
+
+VOLATILE = {"created_at", "updated_at", "edited_at"}
+
+
+def write(path: Path, records: list, container: str = "json") -> Path:
+    """Write records as a JSON array, JSON Lines, gzip of either, or Parquet."""
+    if container == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = [
+            {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()}
+            for r in records
+        ]
+        pq.write_table(pa.Table.from_pylist(rows), path)
+        return path
+    if container.startswith("jsonl"):
+        body = "".join(json.dumps(r) + "\n" for r in records)
+    else:
+        body = json.dumps(records)
+    data = body.encode()
+    path.write_bytes(gzip.compress(data) if container.endswith(".gz") else data)
+    return path
+
+
+def run_import(*args, **options) -> tuple[int, str, str]:
+    """call_command("import_archive"), returning (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("import_archive", *map(str, args), stdout=out, stderr=err, **options)
+        status = 0
+    except SystemExit as exc:
+        status = exc.code
+    return status, out.getvalue(), err.getvalue()
+
+
+def db_state() -> dict[str, list]:
+    """Every papers row by natural keys, without ids and timestamps: equal states compare equal."""
+    state = {}
+    for model in apps.get_app_config("papers").get_models():
+        rows = serializers.serialize(
+            "python",
+            model.objects.all(),
+            use_natural_foreign_keys=True,
+            use_natural_primary_keys=True,
+        )
+        cleaned = []
+        for row in rows:
+            fields = {k: v for k, v in row["fields"].items() if k not in VOLATILE}
+            cleaned.append(json.dumps(fields, sort_keys=True, default=str))
+        state[model.__name__] = sorted(cleaned)
+    return state
