@@ -1,0 +1,95 @@
+"""Every page answers, with one <h1>, at a query count that does not grow with the data."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from papers.models import Author, Dataset, Method, Paper, Repository, Task
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def seeded(seed_record_path):
+    call_command("import_archive", str(seed_record_path), verbosity=0)
+    return Paper.objects.get(slug="limits-to-depth-efficiencies-of-self")
+
+
+def _add_papers(count: int, start: int = 0) -> None:
+    """More papers sharing the seed's author, task, method, dataset and repository."""
+    author = Author.objects.get(slug="yoav-levine")
+    repository = Repository.objects.get()
+    task, _ = Task.objects.get_or_create(slug="depth", defaults={"name": "Depth"})
+    method, _ = Method.objects.get_or_create(slug="attention", defaults={"name": "Attention"})
+    dataset, _ = Dataset.objects.get_or_create(slug="wiki", defaults={"name": "Wiki"})
+    for i in range(start, start + count):
+        paper = Paper.objects.create(slug=f"extra-{i}", title=f"Extra {i}", published="2021-01-01")
+        paper.authorships.create(author=author, position=0)
+        paper.code_links.create(repository=repository, is_official=bool(i % 2))
+        paper.task_links.create(task=task)
+        paper.method_links.create(method=method)
+        paper.dataset_links.create(dataset=dataset)
+    Paper.objects.refresh_counts()
+
+
+PAGES = [
+    "/",
+    "/about",
+    "/paper/limits-to-depth-efficiencies-of-self",
+    "/author/yoav-levine",
+    "/repo/github.com/uf-hobi-informatics-lab/GatorTron",
+    "/task/depth",
+    "/method/attention",
+    "/dataset/wiki",
+]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_page_answers_with_one_h1(client, seeded, url):
+    _add_papers(2)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert len(re.findall(r"<h1[ >]", response.content.decode())) == 1
+    assert "CC BY-SA 4.0" in response.content.decode()
+    assert "not affiliated with" in response.content.decode()
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_query_count_does_not_grow_with_the_data(client, seeded, url):
+    _add_papers(2)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(url).status_code == 200
+    _add_papers(15, start=2)
+    with CaptureQueriesContext(connection) as many:
+        assert client.get(url).status_code == 200
+    assert len(many) == len(few), [q["sql"] for q in many.captured_queries]
+
+
+def test_paper_page_shows_the_report_with_its_claim_and_every_sample(client, seeded):
+    body = client.get("/paper/limits-to-depth-efficiencies-of-self").content.decode()
+    assert "Per-sample execution status on synthesized fixtures" in body
+    assert body.count("<tr><td>uf-hobi-informatics-lab/GatorTron") == 16
+    assert "Ran, violates its contract" in body
+    assert "Yoav Levine" in body.split("Noam Wies")[0]  # authors in order
+
+
+def test_unknown_paper_is_a_404_in_the_site_look(client, db):
+    response = client.get("/paper/no-such-paper")
+    assert response.status_code == 404
+    assert "Code with Papers" in response.content.decode()
+
+
+def test_uncertain_dates_are_marked_and_kept_out_of_latest(client, seeded):
+    Paper.objects.create(
+        slug="from-the-future",
+        title="From the future",
+        published="2031-01-01",
+        date_uncertain=True,
+    )
+    assert "From the future" not in client.get("/").content.decode()
+    assert "(uncertain)" in client.get("/paper/from-the-future").content.decode()
