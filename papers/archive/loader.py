@@ -308,6 +308,12 @@ class Loader:
                     rows.append(model(paper_id=paper_id, position=position, **{fk: target}))
                     position += 1
             model.objects.bulk_create(rows, batch_size=1000)
+            if name == "authors":  # the search index reads the names from the paper row
+                Paper.objects.bulk_update(
+                    [Paper(id=pid, author_names=", ".join(names)) for pid, names in todo.items()],
+                    ["author_names"],
+                    batch_size=500,
+                )
 
     # --- links --------------------------------------------------------------------------
 

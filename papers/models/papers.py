@@ -114,6 +114,9 @@ class Paper(Record):
         default=dict, blank=True, help_text="Keys of the record this site does not model, kept."
     )
 
+    # Denormalised for search and lists: the authors' names in order, kept by the importer
+    # and the admin (Paper.refresh_author_names) so the full-text index can weigh them.
+    author_names = models.TextField(blank=True, editable=False)
     # Denormalised for lists and sorting; PaperQuerySet.refresh_counts() keeps them true.
     code_link_count = models.IntegerField(default=0, editable=False)
     has_official_code = models.BooleanField(default=False, editable=False)
@@ -157,6 +160,10 @@ class Paper(Record):
 
     def refresh_flags(self) -> None:
         self.date_uncertain = uncertain_date(self.published)
+
+    def refresh_author_names(self) -> None:
+        names = self.authorships.order_by("position").values_list("author__name", flat=True)
+        Paper.objects.filter(pk=self.pk).update(author_names=", ".join(names))
 
 
 class Author(Record):

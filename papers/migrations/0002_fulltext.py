@@ -1,0 +1,70 @@
+"""Full-text search DDL, per engine (papers/search/ queries it).
+
+SQLite: an FTS5 external-content table over title, abstract and author names, kept in
+sync with papers_paper by triggers (porter stemming, diacritics folded, prefix indexes
+for type-ahead). PostgreSQL: a stored generated tsvector weighing title (A) over
+abstract (B) over authors (C), with a GIN index.
+"""
+
+from django.db import migrations
+
+SQLITE_FORWARD = [
+    """CREATE VIRTUAL TABLE papers_paper_fts USING fts5(
+        title, abstract, author_names,
+        content='papers_paper', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2', prefix='2 3'
+    )""",
+    """CREATE TRIGGER papers_paper_fts_insert AFTER INSERT ON papers_paper BEGIN
+        INSERT INTO papers_paper_fts(rowid, title, abstract, author_names)
+        VALUES (new.id, new.title, new.abstract, new.author_names);
+    END""",
+    """CREATE TRIGGER papers_paper_fts_delete AFTER DELETE ON papers_paper BEGIN
+        INSERT INTO papers_paper_fts(papers_paper_fts, rowid, title, abstract, author_names)
+        VALUES ('delete', old.id, old.title, old.abstract, old.author_names);
+    END""",
+    """CREATE TRIGGER papers_paper_fts_update AFTER UPDATE OF title, abstract, author_names
+    ON papers_paper BEGIN
+        INSERT INTO papers_paper_fts(papers_paper_fts, rowid, title, abstract, author_names)
+        VALUES ('delete', old.id, old.title, old.abstract, old.author_names);
+        INSERT INTO papers_paper_fts(rowid, title, abstract, author_names)
+        VALUES (new.id, new.title, new.abstract, new.author_names);
+    END""",
+    "INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('rebuild')",
+]
+SQLITE_BACKWARD = [
+    "DROP TRIGGER IF EXISTS papers_paper_fts_update",
+    "DROP TRIGGER IF EXISTS papers_paper_fts_delete",
+    "DROP TRIGGER IF EXISTS papers_paper_fts_insert",
+    "DROP TABLE IF EXISTS papers_paper_fts",
+]
+POSTGRES_FORWARD = [
+    """ALTER TABLE papers_paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', coalesce(title, '')), 'A') ||
+        setweight(to_tsvector('english', coalesce(abstract, '')), 'B') ||
+        setweight(to_tsvector('simple', coalesce(author_names, '')), 'C')
+    ) STORED""",
+    "CREATE INDEX papers_paper_search_gin ON papers_paper USING gin (search_vector)",
+]
+POSTGRES_BACKWARD = [
+    "DROP INDEX IF EXISTS papers_paper_search_gin",
+    "ALTER TABLE papers_paper DROP COLUMN IF EXISTS search_vector",
+]
+
+
+def _run(statements_by_vendor):
+    def run(apps, schema_editor):
+        for statement in statements_by_vendor.get(schema_editor.connection.vendor, []):
+            schema_editor.execute(statement)
+
+    return run
+
+
+class Migration(migrations.Migration):
+    dependencies = [("papers", "0001_initial")]
+
+    operations = [
+        migrations.RunPython(
+            _run({"sqlite": SQLITE_FORWARD, "postgresql": POSTGRES_FORWARD}),
+            _run({"sqlite": SQLITE_BACKWARD, "postgresql": POSTGRES_BACKWARD}),
+        )
+    ]
