@@ -38,16 +38,27 @@ SQLITE_BACKWARD = [
     "DROP TABLE IF EXISTS papers_paper_fts",
 ]
 POSTGRES_FORWARD = [
+    # Text search configurations that fold diacritics (Nyström = Nystrom) like SQLite's
+    # remove_diacritics: english stemming (cwp_english) and no stemming (cwp_simple).
+    "CREATE EXTENSION IF NOT EXISTS unaccent",
+    "CREATE TEXT SEARCH CONFIGURATION cwp_english (COPY = english)",
+    """ALTER TEXT SEARCH CONFIGURATION cwp_english
+        ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem""",
+    "CREATE TEXT SEARCH CONFIGURATION cwp_simple (COPY = simple)",
+    """ALTER TEXT SEARCH CONFIGURATION cwp_simple
+        ALTER MAPPING FOR hword, hword_part, word WITH unaccent, simple""",
     """ALTER TABLE papers_paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('english', coalesce(title, '')), 'A') ||
-        setweight(to_tsvector('english', coalesce(abstract, '')), 'B') ||
-        setweight(to_tsvector('simple', coalesce(author_names, '')), 'C')
+        setweight(to_tsvector('cwp_english'::regconfig, coalesce(title, '')), 'A') ||
+        setweight(to_tsvector('cwp_english'::regconfig, coalesce(abstract, '')), 'B') ||
+        setweight(to_tsvector('cwp_simple'::regconfig, coalesce(author_names, '')), 'C')
     ) STORED""",
     "CREATE INDEX papers_paper_search_gin ON papers_paper USING gin (search_vector)",
 ]
 POSTGRES_BACKWARD = [
     "DROP INDEX IF EXISTS papers_paper_search_gin",
     "ALTER TABLE papers_paper DROP COLUMN IF EXISTS search_vector",
+    "DROP TEXT SEARCH CONFIGURATION IF EXISTS cwp_simple",
+    "DROP TEXT SEARCH CONFIGURATION IF EXISTS cwp_english",
 ]
 
 

@@ -1,0 +1,97 @@
+"""Parse what a person types into the search box, the same way for every engine.
+
+Grammar (forgiving: anything else is treated as words):
+  word          must match (stemmed)
+  "a phrase"    the words in this order; an unbalanced quote runs to the end
+  -word, -"a b" must not match
+  a OR b        either (binds tighter than the implicit AND)
+The last bare word also matches as a prefix while the person is still typing.
+Only letters and digits reach the engines: operators are rebuilt by the backends,
+so no FTS or tsquery syntax error can come from user input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MAX_QUERY_CHARS = 500  # longer input is cut, not rejected
+MAX_TERMS = 12
+_TOKEN = re.compile(r'-?"[^"]*"?|\S+')
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters and digits only
+# Dropped from bare words so that both engines agree (PostgreSQL's English
+# configuration ignores them; SQLite's porter tokenizer would require them).
+STOP_WORDS = frozenset(
+    "a an and are as at be but by for from has have in into is it its of on or that the "
+    "their then there these this to was were which will with".split()
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    words: tuple[str, ...]  # one word, or a phrase
+    prefix: bool = False  # the last word matches as a prefix
+
+    @property
+    def is_phrase(self) -> bool:
+        return len(self.words) > 1
+
+
+@dataclass
+class ParsedQuery:
+    groups: list[list[Term]] = field(default_factory=list)  # AND of ORs
+    excluded: list[Term] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.groups
+
+    def words(self) -> list[str]:
+        """Every positive word, for highlighting."""
+        return [w for group in self.groups for term in group for w in term.words]
+
+
+def parse(text: str) -> ParsedQuery:
+    text = (text or "").replace("\x00", " ")
+    result = ParsedQuery(truncated=len(text) > MAX_QUERY_CHARS)
+    text = text[:MAX_QUERY_CHARS]
+    tokens = _TOKEN.findall(text)
+    ends_open = bool(text) and not text[-1].isspace() and not text.rstrip().endswith('"')
+    pending_or = False
+    count = 0
+    for index, token in enumerate(tokens):
+        if token == "OR":
+            pending_or = bool(result.groups)
+            continue
+        negative = token.startswith("-") and len(token) > 1
+        body = token[1:] if negative else token
+        quoted = body.startswith('"')
+        words = tuple(w.lower() for w in _WORD.findall(body))
+        if not words:
+            continue
+        if count >= MAX_TERMS:
+            result.truncated = True
+            break
+        count += 1
+        is_last = index == len(tokens) - 1
+        if quoted or negative or len(words) > 1 and "-" in body.strip("-"):
+            # A quoted phrase, or a hyphenated word ("state-of-the-art") read as one.
+            terms = [Term(words)]
+        else:
+            terms = [
+                Term((w,), prefix=is_last and ends_open and i == len(words) - 1)
+                for i, w in enumerate(words)
+                if w not in STOP_WORDS or (is_last and ends_open and not result.groups)
+            ]
+            if not terms:
+                continue
+        if negative:
+            result.excluded.extend(terms)
+        elif pending_or:
+            result.groups[-1].extend(terms[:1])
+            result.groups.extend([t] for t in terms[1:])
+        else:
+            result.groups.extend([t] for t in terms)
+        pending_or = False
+    return result

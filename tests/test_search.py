@@ -1,0 +1,152 @@
+"""papers.search behaves the same on SQLite FTS5 and PostgreSQL tsvector."""
+
+from __future__ import annotations
+
+import pytest
+
+from papers.models import Paper
+from papers.search import search
+from papers.search.query import parse
+
+pytestmark = pytest.mark.django_db
+
+DOCS = {
+    "graph-nets": (
+        "Graph Neural Networks for Molecules",
+        "We learn molecular graphs.",
+        "Ada Lovelace",
+    ),
+    "vision": (
+        "Vision Transformers at Scale",
+        "Images are worth many words; learning at scale.",
+        "Alan Turing",
+    ),
+    "nets-in-abstract": (
+        "A Survey",
+        "This survey covers graph neural networks broadly.",
+        "Grace Hopper",
+    ),
+    "author-only": ("Unrelated Title", "Nothing to see.", "Graph Person"),
+    "bert": (
+        "BERT: Pre-training of Deep Bidirectional Transformers",
+        "Language understanding.",
+        "Jacob Devlin",
+    ),
+    "gpt": ("Language Models are Few-Shot Learners", "We train GPT-3.", "Tom Brown"),
+    "sota": ("A state-of-the-art parser", "Parsing the art of the state.", "Noam Chomsky"),
+}
+
+
+@pytest.fixture
+def docs(db):
+    for slug, (title, abstract, authors) in DOCS.items():
+        Paper.objects.create(slug=slug, title=title, abstract=abstract, author_names=authors)
+
+
+def slugs(text, **kwargs):
+    page = search(text, Paper.objects.all(), **kwargs)
+    found = dict(Paper.objects.filter(id__in=page.ids).values_list("id", "slug"))
+    return [found[i] for i in page.ids]
+
+
+def test_all_words_must_match_with_stemming(docs):
+    assert set(slugs("graph network ")) == {"graph-nets", "nets-in-abstract"}
+    assert slugs("molecule learned ") == ["graph-nets"]  # molecules, learn
+
+
+def test_title_weighs_more_than_abstract_and_abstract_more_than_authors(docs):
+    assert slugs("graph ") == ["graph-nets", "nets-in-abstract", "author-only"]
+
+
+def test_exact_phrase(docs):
+    assert slugs('"neural networks"') == ["graph-nets", "nets-in-abstract"]
+    assert slugs('"networks neural"') == []
+
+
+def test_excluded_words(docs):
+    assert slugs("graph -survey ") == ["graph-nets", "author-only"]
+    assert slugs('graph -"neural networks" ') == ["author-only"]
+
+
+def test_or(docs):
+    assert set(slugs("bert OR gpt ")) == {"bert", "gpt"}
+
+
+def test_last_word_matches_as_a_prefix_while_typing(docs):
+    assert slugs("transf") == ["vision", "bert"] or set(slugs("transf")) == {"vision", "bert"}
+    assert slugs("transf ") == []  # a finished word is a word
+
+
+def test_hyphenated_words_read_as_a_phrase(docs):
+    assert slugs("state-of-the-art ") == ["sota"]
+
+
+def test_diacritics_fold(docs):
+    Paper.objects.create(slug="nystrom", title="Nyströmformer attention", abstract="")
+    assert slugs("nystromformer ") == ["nystrom"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"unbalanced quote',
+        "NEAR(graph neural)",
+        "graph*",
+        "^graph",
+        "title:graph",
+        "a" * 10_000,
+        "graph\x00neural",
+        "😀 graph 🧠",
+        "'; DROP TABLE papers_paper; --",
+        "graph AND OR NOT",
+        "-",
+        '""',
+        "OR",
+        "(((",
+        "\\",
+        "%_%",
+    ],
+)
+def test_any_input_is_safe(docs, text):
+    page = search(text, Paper.objects.all())
+    assert page.total >= 0
+    assert Paper.objects.count() == len(DOCS)
+
+
+def test_only_excluded_words_is_no_query(docs):
+    assert parse("-graph").empty
+
+
+def test_counts_are_exact_and_results_paginate_stably(db):
+    for i in range(45):
+        Paper.objects.create(slug=f"p{i}", title=f"Deep learning {i}", abstract="learning")
+    first = search("learning ", Paper.objects.all(), offset=0, limit=20)
+    second = search("learning ", Paper.objects.all(), offset=20, limit=20)
+    third = search("learning ", Paper.objects.all(), offset=40, limit=20)
+    assert first.total == 45 and not first.capped
+    assert len(set(first.ids + second.ids + third.ids)) == 45
+
+
+def test_filters_restrict_matches(docs):
+    base = Paper.objects.exclude(slug="graph-nets")
+    page = search("graph ", base)
+    assert page.total == 2 and Paper.objects.get(slug="graph-nets").id not in page.ids
+
+
+def test_highlights_are_escaped_and_marked(db):
+    Paper.objects.create(
+        slug="x", title="<script>alert(1)</script> graph", abstract="a graph <b>bold</b>"
+    )
+    page = search("graph ", Paper.objects.all())
+    title, snippet = page.highlights[page.ids[0]]
+    assert "<script>" not in title and "&lt;script&gt;" in title
+    assert "<mark>graph</mark>" in title.lower()
+    assert "<b>" not in snippet and "<mark>" in snippet
+
+
+def test_newest_and_implementations_sorts(db):
+    Paper.objects.create(slug="old", title="graph old", published="2010-01-01", code_link_count=5)
+    Paper.objects.create(slug="new", title="graph new", published="2020-01-01", code_link_count=1)
+    assert slugs("graph ", sort="newest") == ["new", "old"]
+    assert slugs("graph ", sort="implementations") == ["old", "new"]
+    assert slugs("", sort="newest") == ["new", "old"]
