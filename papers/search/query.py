@@ -75,7 +75,7 @@ def parse(text: str) -> ParsedQuery:
             break
         count += 1
         is_last = index == len(tokens) - 1
-        if quoted or negative or len(words) > 1 and "-" in body.strip("-"):
+        if quoted or negative or (len(words) > 1 and "-" in body.strip("-")):
             # A quoted phrase, or a hyphenated word ("state-of-the-art") read as one.
             terms = [Term(words)]
         else:
