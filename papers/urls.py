@@ -5,6 +5,7 @@ from papers import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("about", views.about, name="about"),
+    path("search", views.search, name="search"),
     path("paper/<str:slug>", views.paper_detail, name="paper"),
     path("author/<str:slug>", views.author_detail, name="author"),
     path("repo/<str:host>/<path:owner>/<str:name>", views.repository_detail, name="repository"),

@@ -1,9 +1,19 @@
-"""Pages. Thin views: querying lives in querysets, formatting in templates."""
+"""Pages. Thin views: querying lives in querysets and papers.search, formatting in templates."""
+
+import re
 
 from django.db.models import Count, Prefetch
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from papers import search as fulltext
+from papers.archive.normalise import RecordError, arxiv_id
+from papers.forms import MAX_PAGE, SearchForm, describe_errors
+from papers.querysets import facet_counts, filter_papers
 
 from papers.models import (
     Author,
@@ -21,6 +31,130 @@ from papers.models import (
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
 
 PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
+PER_PAGE = 20
+SORT_CHOICES = [
+    ("relevance", "Relevance"),
+    ("newest", "Newest"),
+    ("implementations", "Most implementations"),
+]
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{2,254}$")
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def bad_request(request: HttpRequest, message: str) -> HttpResponse:
+    return render(request, "400.html", {"exception": message}, status=400)
+
+
+def _wants_fragment(request: HtmxHttpRequest) -> bool:
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _direct_hit(q: str) -> Paper | None:
+    """The paper an arXiv id (2006.12467, arXiv:2006.12467v3) or a slug names."""
+    text = q.strip()
+    try:
+        arxiv = arxiv_id(text) if text and " " not in text else ""
+    except RecordError:
+        arxiv = ""
+    if arxiv:
+        return Paper.objects.visible().filter(arxiv_id=arxiv).order_by("id").first()
+    if _SLUG.match(text) and "-" in text:
+        return Paper.objects.visible().filter(slug=text).first()
+    return None
+
+
+def _with_list_details(papers):
+    return papers.prefetch_related(
+        Prefetch("authorships", PaperAuthor.objects.select_related("author").order_by("position"))
+    )
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def search(request: HtmxHttpRequest) -> HttpResponse:
+    form = SearchForm(request.GET)
+    if not form.is_valid():
+        return bad_request(request, f"Invalid search parameter — {describe_errors(form)}")
+    data = form.cleaned_data
+    q = data["q"]
+    submitted = not request.htmx or request.htmx.trigger == "search-form"
+    if q and submitted and (hit := _direct_hit(q)) is not None:
+        if request.htmx:
+            return HttpResponseClientRedirect(hit.get_absolute_url())
+        return redirect(hit)
+    sort = data["sort"] or ("relevance" if q.strip() else "newest")
+    page_number = data["page"] or 1
+    context = {
+        "form": form,
+        "q": q,
+        "sort": sort,
+        "sort_choices": SORT_CHOICES,
+        "page_number": page_number,
+        "result_start": (page_number - 1) * PER_PAGE + 1,
+        "too_deep": False,
+    }
+    if page_number > MAX_PAGE:
+        context["too_deep"] = True
+        context["max_page"] = MAX_PAGE
+        result = None
+    else:
+        base = filter_papers(Paper.objects.visible(), data)
+        result = fulltext.search(
+            q, base, sort=sort, offset=(page_number - 1) * PER_PAGE, limit=PER_PAGE
+        )
+        papers = {p.id: p for p in _with_list_details(Paper.objects.filter(id__in=result.ids))}
+        sample_counts = _status_counts_by_paper(result.ids)
+        rows = []
+        for pk in result.ids:
+            paper = papers[pk]
+            title, snippet = result.highlights.get(pk, (None, None))
+            rows.append(
+                {
+                    "paper": paper,
+                    "title": title,
+                    "snippet": snippet,
+                    "statuses": sample_counts.get(pk, {}),
+                }
+            )
+        pages = -(-result.total // PER_PAGE)
+        context.update(
+            result=result,
+            rows=rows,
+            has_previous=page_number > 1,
+            has_next=page_number < min(pages, MAX_PAGE),
+            last_page=min(pages, MAX_PAGE),
+            facets=_facets(q, base, result),
+            empty_hint=(q.strip() and not result.total),
+        )
+    template = "papers/search.html#results" if _wants_fragment(request) else "papers/search.html"
+    return render(request, template, context)
+
+
+def _status_counts_by_paper(ids: list[int]) -> dict[int, dict[str, int]]:
+    counts: dict[int, dict[str, int]] = {}
+    rows = (
+        Sample.objects.filter(paper_id__in=ids)
+        .values_list("paper_id", "status")
+        .annotate(n=Count("id"))
+        .order_by("paper_id", "-n", "status")
+    )
+    for paper_id, status, n in rows:
+        counts.setdefault(paper_id, {})[status] = n
+    return counts
+
+
+def _facets(q: str, base, result) -> dict | None:
+    """Exact counts over the whole result set, or None when it is over the cap."""
+    if result.capped:
+        return None
+    if q.strip():
+        ids = fulltext.matching_ids(q, base)
+    else:
+        ids = list(base.values_list("id", flat=True)[: fulltext.COUNT_CAP])
+    return facet_counts(ids)
 
 
 def _paper_list(queryset):

@@ -81,3 +81,11 @@ def search(
         parsed=parsed,
         highlights=highlights,
     )
+
+
+def matching_ids(text: str, base: QuerySet) -> list[int]:
+    """Every id in `base` matching `text`, up to COUNT_CAP (for exact facet counts)."""
+    parsed = parse(text)
+    if parsed.empty:
+        return list(base.values_list("id", flat=True)[:COUNT_CAP])
+    return backend_for(parsed, base).ids(COUNT_CAP)

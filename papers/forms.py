@@ -1,0 +1,95 @@
+"""Query-parameter validation for the search and sample pages.
+
+Bad values become a 400 page naming the parameter (see views.bad_request_for),
+never a 500 and never a silently different result.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from papers.search import SORTS
+
+MAX_PAGE = 50  # 20 results a page: 1,000 results are enough to browse; refine beyond
+NAME_MAX = 255
+
+
+class _Text(forms.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(required=False, max_length=NAME_MAX, strip=True, **kwargs)
+
+    def clean(self, value):
+        value = super().clean(value)
+        if "\x00" in value:
+            raise ValidationError("contains a NUL character")
+        return value
+
+
+class Flag(forms.Field):
+    """A checkbox parameter: absent/""/0/false/off is off, 1/true/on is on; else a 400."""
+
+    ON, OFF = {"1", "true", "on", "yes"}, {"", "0", "false", "off", "no"}
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value):
+        text = (value or "").strip().lower()
+        if text in self.ON:
+            return True
+        if text in self.OFF:
+            return False
+        raise ValidationError("must be 1 or 0")
+
+
+class QueryText(forms.CharField):
+    """The search box: any text at all, NUL bytes included (papers.search makes it safe)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=False, **kwargs)
+        self.validators = []
+
+
+class SearchForm(forms.Form):
+    q = QueryText()
+    has_code = Flag()
+    official = Flag()
+    framework = _Text()
+    status = _Text()
+    task = _Text()
+    method = _Text()
+    dataset = _Text()
+    year_from = forms.IntegerField(required=False, min_value=1000, max_value=2100)
+    year_to = forms.IntegerField(required=False, min_value=1000, max_value=2100)
+    sort = forms.ChoiceField(required=False, choices=[(s, s) for s in SORTS])
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def clean_q(self):
+        return (self.cleaned_data.get("q") or "").replace("\x00", " ")[:10_000]
+
+    def clean(self):
+        data = super().clean()
+        low, high = data.get("year_from"), data.get("year_to")
+        if low and high and low > high:
+            self.add_error("year_to", "must not be before year_from")
+        return data
+
+    @property
+    def too_deep(self) -> bool:
+        return (self.cleaned_data.get("page") or 1) > MAX_PAGE
+
+
+class SampleFilterForm(forms.Form):
+    status = _Text()
+    contract_check = _Text()
+    language = _Text()
+    repo_kind = _Text()
+    page = forms.IntegerField(required=False, min_value=1)
+
+
+def describe_errors(form: forms.Form) -> str:
+    """'year_from: Enter a whole number.; page: …' for the 400 page."""
+    return "; ".join(
+        f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()
+    )

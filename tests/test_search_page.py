@@ -1,0 +1,136 @@
+"""/search: results, filters, direct hits, htmx fragments, and no 500 on odd input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from papers.models import Paper
+
+pytestmark = pytest.mark.django_db
+
+SEED_SLUG = "limits-to-depth-efficiencies-of-self"
+
+
+@pytest.fixture
+def seeded(seed_record_path):
+    call_command("import_archive", str(seed_record_path), verbosity=0)
+    for i in range(30):
+        Paper.objects.create(
+            slug=f"width-study-{i}",
+            title=f"Width study {i}",
+            abstract="Depth and width of networks.",
+            published=f"20{10 + i % 10}-01-01",
+        )
+
+
+def test_results_are_ranked_highlighted_and_counted(client, seeded):
+    body = client.get("/search", {"q": "self-attention depth"}).content.decode()
+    assert "1 paper" in body
+    assert "<mark>" in body and "Interplay" in body
+    assert "16 ran" not in body  # counts are per status
+    assert "10 ran" in body and "4 ran_draft_wrong" in body
+
+
+def test_arxiv_id_or_slug_goes_straight_to_the_paper(client, seeded):
+    for q in ["2006.12467", "arXiv:2006.12467v3", SEED_SLUG]:
+        response = client.get("/search", {"q": q})
+        assert response.status_code == 302 and response["Location"] == f"/paper/{SEED_SLUG}"
+
+
+def test_htmx_gets_the_results_fragment_and_a_plain_get_the_page(client, seeded):
+    full = client.get("/search", {"q": "width"})
+    fragment = client.get("/search", {"q": "width"}, headers={"HX-Request": "true"})
+    assert "<html" in full.content.decode() and '<section id="results"' in full.content.decode()
+    body = fragment.content.decode()
+    assert body.lstrip().startswith('<section id="results"') and "<html" not in body
+    assert "HX-Request" in fragment["Vary"]
+    restore = client.get(
+        "/search",
+        {"q": "width"},
+        headers={"HX-Request": "true", "HX-History-Restore-Request": "true"},
+    )
+    assert "<html" in restore.content.decode()
+
+
+def test_typing_an_arxiv_id_does_not_navigate_away(client, seeded):
+    response = client.get(
+        "/search", {"q": "2006.12467"}, headers={"HX-Request": "true", "HX-Trigger": "q"}
+    )
+    assert response.status_code == 200
+    submitted = client.get(
+        "/search", {"q": "2006.12467"}, headers={"HX-Request": "true", "HX-Trigger": "search-form"}
+    )
+    assert submitted["HX-Redirect"] == f"/paper/{SEED_SLUG}"
+
+
+def test_pages_keep_the_filters_and_stop_at_a_clear_limit(client, seeded):
+    body = client.get("/search", {"q": "width", "year_from": "2011"}).content.decode()
+    assert "year_from=2011" in body and "page=2" in body
+    deep = client.get("/search", {"q": "width", "page": "51"})
+    assert deep.status_code == 200 and "Results stop at page 50" in deep.content.decode()
+
+
+def test_filters(client, seeded):
+    assert "1 paper" in client.get("/search", {"status": "ran_violates"}).content.decode()
+    assert "1 paper" in client.get("/search", {"has_code": "1"}).content.decode()
+    assert "0 papers" in client.get("/search", {"official": "1"}).content.decode()
+    assert "1 paper" in client.get("/search", {"framework": "pytorch"}).content.decode()
+    body = client.get("/search", {"year_from": "2019", "year_to": "2019"}).content.decode()
+    assert "3 papers" in body
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"year_from": "abc"}, "year_from"),
+        ({"page": "0"}, "page"),
+        ({"page": "-3"}, "page"),
+        ({"sort": "random"}, "sort"),
+        ({"has_code": "maybe"}, "has_code"),
+        ({"year_from": "2020", "year_to": "2010"}, "year_to"),
+        ({"task": "x" * 300}, "task"),
+        ({"status": "ran\x00"}, "status"),
+    ],
+)
+def test_invalid_filter_values_are_a_400_naming_the_parameter(client, db, params, name):
+    response = client.get("/search", params)
+    assert response.status_code == 400
+    assert name in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        '"unbalanced',
+        "NEAR(",
+        "*",
+        "^",
+        ":",
+        "a" * 10_000,
+        "nul\x00byte",
+        "😀",
+        "' OR 1=1; --",
+        "-x",
+    ],
+)
+def test_any_query_is_safe(client, seeded, q):
+    response = client.get("/search", {"q": q})
+    assert response.status_code == 200
+    assert len(re.findall(r"<h1[ >]", response.content.decode())) == 1
+
+
+def test_query_count_is_constant(client, seeded):
+    with CaptureQueriesContext(connection) as few:
+        client.get("/search", {"q": "width", "has_code": "0"})
+    for i in range(30, 60):
+        Paper.objects.create(
+            slug=f"width-more-{i}", title=f"Width more {i}", published="2015-01-01"
+        )
+    with CaptureQueriesContext(connection) as many:
+        client.get("/search", {"q": "width"})
+    assert len(many) == len(few)
