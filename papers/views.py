@@ -13,8 +13,6 @@ from django_htmx.middleware import HtmxDetails
 from papers import search as fulltext
 from papers.archive.normalise import RecordError, arxiv_id
 from papers.forms import MAX_PAGE, SearchForm, describe_errors
-from papers.querysets import facet_counts, filter_papers
-
 from papers.models import (
     Author,
     CodeLink,
@@ -28,6 +26,7 @@ from papers.models import (
     Sample,
     Task,
 )
+from papers.querysets import facet_counts, filter_papers
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
 
 PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page

@@ -69,3 +69,125 @@ def seed_record_path() -> Path:
             pytest.fail(f"{SEED_RECORD} is missing in CI")
         pytest.skip(f"{SEED_RECORD} not present")
     return SEED_RECORD
+
+
+@pytest.fixture
+def make_paper(db):
+    """A factory: each call builds one paper with the graph around it, all rows new.
+
+    The paper has two authors, a repository linked as official code and read by the
+    report, two samples (one with a status the vocabulary does not know, "timed_out"),
+    a task with a subtask, a method in a collection, a dataset, a leaderboard with a
+    sub-leaderboard, a metric and a row, and a related paper (a second Paper row).
+    Counts are refreshed, as an import leaves them.
+    """
+    import datetime as dt
+    import itertools
+
+    from papers.models import (
+        Author,
+        CodeLink,
+        Collection,
+        Dataset,
+        Leaderboard,
+        LeaderboardMetric,
+        LeaderboardRow,
+        Method,
+        Paper,
+        PaperAuthor,
+        PaperDataset,
+        PaperMethod,
+        PaperTask,
+        RelatedPaper,
+        ReportRepository,
+        Repository,
+        Sample,
+        Task,
+        TaskEdge,
+    )
+
+    counter = itertools.count(1)
+
+    def make(
+        *,
+        title: str | None = None,
+        arxiv_id: str | None = None,
+        authors: list[str] | None = None,
+        published: dt.date | None = dt.date(2020, 6, 22),
+        **fields,
+    ) -> Paper:
+        i = next(counter)
+        paper = Paper.objects.create(
+            slug=f"paper-{i}",
+            title=title or f"Paper {i} about attention",
+            arxiv_id=arxiv_id or f"2101.{i:05d}",
+            published=published,
+            **fields,
+        )
+        for position, name in enumerate(authors or [f"First Author{i}", f"Second Author{i}"]):
+            author, _ = Author.objects.get_or_create(
+                slug=Author.slug_for(name), defaults={"name": name}
+            )
+            PaperAuthor.objects.create(paper=paper, author=author, position=position)
+        paper.refresh_author_names()
+
+        repository = Repository.objects.create(url=f"https://github.com/lab{i}/model{i}")
+        CodeLink.objects.create(
+            paper=paper, repository=repository, is_official=True, framework="pytorch"
+        )
+        ReportRepository.objects.create(paper=paper, repository=repository, provenance="official")
+        common = {"paper": paper, "repository": repository, "repo": f"lab{i}/model{i}"}
+        Sample.objects.create(
+            **common,
+            position=0,
+            path="model.py",
+            entry="forward",
+            language="python",
+            repo_kind="official",
+            status="ran_honours",
+            contract_check="HONOURS",
+        )
+        Sample.objects.create(
+            **common,
+            position=1,
+            path="train.py",
+            entry="main",
+            language="python",
+            repo_kind="official",
+            status="timed_out",
+        )
+
+        task = Task.objects.create(slug=f"task-{i}", name=f"Task {i}")
+        subtask = Task.objects.create(slug=f"subtask-{i}", name=f"Subtask {i}")
+        TaskEdge.objects.create(parent=task, child=subtask)
+        collection = Collection.objects.create(slug=f"collection-{i}", name=f"Collection {i}")
+        method = Method.objects.create(slug=f"method-{i}", name=f"Method {i}", introduced_by=paper)
+        method.collections.add(collection)
+        dataset = Dataset.objects.create(
+            slug=f"dataset-{i}", name=f"Dataset {i}", introduced_by=paper
+        )
+        dataset.tasks.add(task)
+        split = Dataset.objects.create(slug=f"dataset-{i}-test", name=f"Dataset {i} test")
+        PaperTask.objects.create(paper=paper, task=task)
+        PaperMethod.objects.create(paper=paper, method=method)
+        PaperDataset.objects.create(paper=paper, dataset=dataset)
+
+        board = Leaderboard.objects.create(task=task, dataset=dataset)
+        Leaderboard.objects.create(task=task, dataset=split, parent=board)
+        LeaderboardMetric.objects.create(leaderboard=board, name="Top-1 Accuracy")
+        LeaderboardRow.objects.create(
+            leaderboard=board,
+            row_key=f"row-{i}",
+            model_name=f"Model {i}",
+            paper=paper,
+            metrics={"Top-1 Accuracy": "89.09%"},
+        )
+
+        related = Paper.objects.create(slug=f"related-{i}", title=f"Related paper {i}")
+        RelatedPaper.objects.create(paper=paper, related=related, score=0.9, rank=0)
+
+        Paper.objects.filter(pk__in=[paper.pk, related.pk]).refresh_counts()
+        paper.refresh_from_db()
+        return paper
+
+    return make

@@ -48,7 +48,12 @@ def test_dumpdata_flush_loaddata_gives_the_same_database(tmp_path, seed_record_p
     before = db_state()
     dump = tmp_path / "dump.json"
     call_command(
-        "dumpdata", "papers", natural_foreign=True, natural_primary=True, output=str(dump), verbosity=0
+        "dumpdata",
+        "papers",
+        natural_foreign=True,
+        natural_primary=True,
+        output=str(dump),
+        verbosity=0,
     )
     call_command("flush", "--no-input", verbosity=0)
     assert not Paper.objects.exists()
