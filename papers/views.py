@@ -1,9 +1,11 @@
 """Pages. Thin views: querying lives in querysets and papers.search, formatting in templates."""
 
 import re
+from collections import Counter
+from urllib.parse import urlencode
 
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -12,7 +14,8 @@ from django_htmx.middleware import HtmxDetails
 
 from papers import search as fulltext
 from papers.archive.normalise import RecordError, arxiv_id
-from papers.forms import MAX_PAGE, SearchForm, describe_errors
+from papers.archive.records import export_record, records_queryset
+from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
 from papers.models import (
     Author,
     CodeLink,
@@ -215,16 +218,77 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         slug=slug,
     )
+    context = _samples_context(paper, request.GET)
+    if context is None:
+        return bad_request(request, "Invalid sample filter")
+    return render(request, "papers/paper.html", {"paper": paper, **context})
+
+
+SAMPLE_FACETS = [
+    ("status", "Status"),
+    ("contract_check", "Contract check"),
+    ("language", "Language"),
+    ("repo_kind", "Repository kind"),
+]
+
+
+def _samples_context(paper: Paper, params) -> dict | None:
+    """The paper's samples, the chosen filters, and chips counting every value."""
+    form = SampleFilterForm(params)
+    if not form.is_valid():
+        return None
+    chosen = {key: form.cleaned_data[key] for key, _ in SAMPLE_FACETS if form.cleaned_data[key]}
     samples = list(paper.samples.select_related("repository").order_by("position"))
-    return render(
-        request,
-        "papers/paper.html",
-        {
-            "paper": paper,
-            "samples": samples,
-            "status_counts": paper.samples.status_counts() if samples else {},
-        },
+    shown = [s for s in samples if all((getattr(s, k) or "") == v for k, v in chosen.items())]
+    chips = []
+    for key, label in SAMPLE_FACETS:
+        counts = Counter(getattr(s, key) or "" for s in samples)
+        counts.pop("", None)
+        if counts:
+            options = []
+            for value, n in counts.most_common():
+                query = {**chosen, key: value}
+                if chosen.get(key) == value:
+                    query.pop(key)
+                options.append(
+                    {
+                        "value": value,
+                        "n": n,
+                        "active": chosen.get(key) == value,
+                        "query": urlencode(query),
+                    }
+                )
+            chips.append({"key": key, "label": label, "options": options})
+    return {
+        "samples": shown,
+        "sample_total": len(samples),
+        "chips": chips,
+        "chosen": chosen,
+        "status_counts": dict(Counter(s.status for s in samples).most_common()),
+    }
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """The paper's sample table, filtered: a fragment for htmx, a page without it."""
+    paper = get_object_or_404(Paper.objects.visible(), slug=slug)
+    context = _samples_context(paper, request.GET)
+    if context is None:
+        return bad_request(request, "Invalid sample filter")
+    template = (
+        "papers/paper_samples.html#sample-table"
+        if _wants_fragment(request)
+        else "papers/paper_samples.html"
     )
+    return render(request, template, {"paper": paper, **context})
+
+
+@require_GET
+def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
+    """The paper as a record in the archive's own shape (seed 000)."""
+    paper = get_object_or_404(records_queryset(Paper.objects.visible()), slug=slug)
+    return JsonResponse(export_record(paper), json_dumps_params={"ensure_ascii": False})
 
 
 @require_GET
@@ -289,3 +353,62 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "papers/dataset.html",
         {"dataset": dataset, "papers": papers, "leaderboards": boards},
     )
+
+
+SAMPLES_PER_PAGE = 50
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def samples(request: HtmxHttpRequest) -> HttpResponse:
+    """Every sample in the archive, filtered, with counts for each filter value."""
+    form = SampleFilterForm(request.GET)
+    if not form.is_valid():
+        return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
+    data = form.cleaned_data
+    chosen = {key: data[key] for key, _ in SAMPLE_FACETS if data[key]}
+    page_number = data["page"] or 1
+    if page_number > MAX_PAGE:
+        return bad_request(request, f"page: results stop at page {MAX_PAGE}; add a filter")
+    selected = Sample.objects.filter(**chosen)
+    facets = []
+    for key, label in SAMPLE_FACETS:
+        others = {k: v for k, v in chosen.items() if k != key}
+        counts = (
+            Sample.objects.filter(**others)
+            .exclude(**{f"{key}__isnull": True})
+            .exclude(**{key: ""})
+            .values_list(key)
+            .annotate(n=Count("id"))
+            .order_by("-n", key)
+        )
+        options = []
+        for value, n in counts:
+            query = {**chosen, key: value}
+            if chosen.get(key) == value:
+                query.pop(key)
+            options.append(
+                {
+                    "value": value,
+                    "n": n,
+                    "active": chosen.get(key) == value,
+                    "query": urlencode(query),
+                }
+            )
+        facets.append({"key": key, "label": label, "options": options})
+    offset = (page_number - 1) * SAMPLES_PER_PAGE
+    rows = list(
+        selected.select_related("paper").order_by("-id")[offset : offset + SAMPLES_PER_PAGE + 1]
+    )
+    context = {
+        "samples": rows[:SAMPLES_PER_PAGE],
+        "facets": facets,
+        "chosen": chosen,
+        "page_number": page_number,
+        "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,
+        "has_previous": page_number > 1,
+    }
+    template = (
+        "papers/samples.html#sample-list" if _wants_fragment(request) else "papers/samples.html"
+    )
+    return render(request, template, context)

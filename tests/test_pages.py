@@ -93,3 +93,46 @@ def test_uncertain_dates_are_marked_and_kept_out_of_latest(client, seeded):
     )
     assert "From the future" not in client.get("/").content.decode()
     assert "(uncertain)" in client.get("/paper/from-the-future").content.decode()
+
+
+def test_paper_json_is_the_seed_record_exactly(client, seeded, seed_record_path):
+    import json
+
+    response = client.get("/paper/limits-to-depth-efficiencies-of-self.json")
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == json.loads(seed_record_path.read_text())
+
+
+def test_status_chip_filters_the_sample_table_as_fragment_and_page(client, seeded):
+    url = "/paper/limits-to-depth-efficiencies-of-self/samples"
+    fragment = client.get(url, {"status": "ran_violates"}, headers={"HX-Request": "true"})
+    body = fragment.content.decode()
+    assert body.lstrip().startswith('<div id="samples">') and "<html" not in body
+    assert body.count("<tr><td>uf-hobi") == 1 and "exact_match_score" in body
+    page = client.get(url, {"status": "ran_draft_wrong", "language": "python"}).content.decode()
+    assert "<html" in page and page.count("<tr><td>uf-hobi") == 4
+    assert "Showing 4 of 16 samples" in page
+    assert client.get(url, {"status": "x" * 300}).status_code == 400
+
+
+def test_samples_page_filters_with_counts(client, seeded):
+    body = client.get("/samples", {"contract_check": "OUTPUT_MISDECLARED"}).content.decode()
+    assert body.count('<tr><td><a href="/paper/') == 4
+    assert 'ran_draft_wrong <span class="n">4</span>' in body
+    fragment = client.get("/samples", {"status": "ran"}, headers={"HX-Request": "true"})
+    assert fragment.content.decode().lstrip().startswith('<div id="sample-list">')
+    assert client.get("/samples", {"page": "abc"}).status_code == 400
+    assert client.get("/samples", {"page": "9999"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "url", ["/samples", "/search", "/paper/limits-to-depth-efficiencies-of-self/samples"]
+)
+def test_listing_pages_keep_constant_queries(client, seeded, url):
+    _add_papers(2)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(url).status_code == 200
+    _add_papers(15, start=2)
+    with CaptureQueriesContext(connection) as many:
+        assert client.get(url).status_code == 200
+    assert len(many) == len(few)
