@@ -28,6 +28,7 @@ from papers.models import (
     Repository,
     Sample,
     Task,
+    ranked_rows,
 )
 from papers.querysets import facet_counts, filter_papers
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
@@ -321,11 +322,28 @@ def repository_detail(request: HttpRequest, host: str, owner: str, name: str) ->
     )
 
 
+def _boards(leaderboards) -> list[dict]:
+    """Leaderboards with their metric columns and ranked rows, in three queries."""
+    boards = leaderboards.select_related("task", "dataset").prefetch_related(
+        "metrics", Prefetch("rows", LeaderboardRow.objects.select_related("paper"))
+    )
+    out = []
+    for board in boards:
+        metrics = list(board.metrics.all())
+        rows = ranked_rows(metrics, list(board.rows.all()))
+        out.append({"board": board, "metrics": metrics, "rows": rows})
+    return out
+
+
 @require_GET
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents", "subtasks"), slug=slug)
     papers = _paper_list(Paper.objects.filter(task_links__task=task).order_by("-published", "id"))
-    return render(request, "papers/task.html", {"task": task, "papers": papers})
+    return render(
+        request,
+        "papers/task.html",
+        {"task": task, "papers": papers, "boards": _boards(task.leaderboards.all())},
+    )
 
 
 @require_GET
@@ -347,11 +365,10 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     papers = _paper_list(
         Paper.objects.filter(dataset_links__dataset=dataset).order_by("-published", "id")
     )
-    boards = dataset.leaderboards.select_related("task").annotate(n_rows=Count("rows"))
     return render(
         request,
         "papers/dataset.html",
-        {"dataset": dataset, "papers": papers, "leaderboards": boards},
+        {"dataset": dataset, "papers": papers, "boards": _boards(dataset.leaderboards.all())},
     )
 
 

@@ -5,6 +5,7 @@ from papers.models.leaderboards import (
     LeaderboardRow,
     infer_lower_is_better,
     parse_metric_value,
+    ranked_rows,
 )
 from papers.models.papers import (
     Author,
@@ -50,6 +51,7 @@ __all__ = [
     "TaskEdge",
     "infer_lower_is_better",
     "parse_metric_value",
+    "ranked_rows",
     "report_by_repo_kind",
     "report_summary",
     "uncertain_date",

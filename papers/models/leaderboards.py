@@ -197,3 +197,28 @@ class LeaderboardRow(Record):
     def save(self, *args, **kwargs):
         self.metric_values = {name: parse_metric_value(raw) for name, raw in self.metrics.items()}
         super().save(*args, **kwargs)
+
+
+def ranked_rows(
+    metrics: list[LeaderboardMetric], rows: list[LeaderboardRow]
+) -> list[LeaderboardRow]:
+    """Rows ordered by the first metric (best first, in the metric's direction), each given
+    a `.rank`; rows without a number for it come last, unranked, in archive order."""
+    if not metrics:
+        for row in rows:
+            row.rank = None
+        return sorted(rows, key=lambda r: (r.position, r.id or 0))
+    first = metrics[0]
+    sign = 1 if first.is_lower_better else -1
+    scored = [r for r in rows if r.metric_values.get(first.name) is not None]
+    unscored = [r for r in rows if r.metric_values.get(first.name) is None]
+    scored.sort(key=lambda r: (sign * r.metric_values[first.name], r.position, r.id or 0))
+    previous, rank = None, 0
+    for index, row in enumerate(scored, 1):
+        value = row.metric_values[first.name]
+        if value != previous:
+            rank, previous = index, value
+        row.rank = rank
+    for row in unscored:
+        row.rank = None
+    return scored + sorted(unscored, key=lambda r: (r.position, r.id or 0))

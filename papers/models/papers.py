@@ -63,7 +63,8 @@ class Paper(Record):
 
     slug = models.CharField(max_length=255, help_text="Stable identity: /paper/<slug>.")
     title = models.CharField(max_length=1000, blank=True)
-    arxiv_id = models.CharField("arXiv id", max_length=32, null=True, blank=True)
+    # NULL, not "": a paper without an arXiv id has no second key (and records say null).
+    arxiv_id = models.CharField("arXiv id", max_length=32, null=True, blank=True)  # noqa: DJ001
     nips_id = models.CharField("NeurIPS id", max_length=64, blank=True)
     openreview_id = models.CharField("OpenReview id", max_length=64, blank=True)
     published = models.DateField(null=True, blank=True)

@@ -44,13 +44,14 @@ class Sample(models.Model):
     language = models.CharField(max_length=64, blank=True)
     status = models.CharField(max_length=64, help_text=f"Known: {', '.join(SampleStatus.values)}.")
     verification_level = models.IntegerField(null=True, blank=True)
-    contract_check = models.CharField(
+    # NULL and "" differ in the record (null: no contract was checked); both kept.
+    contract_check = models.CharField(  # noqa: DJ001
         max_length=64,
         null=True,
         blank=True,
         help_text=f"Known: {', '.join(ContractCheck.values)}.",
     )
-    metamorphic_tier = models.CharField(max_length=64, null=True, blank=True)
+    metamorphic_tier = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     behaviour_fingerprint = models.BooleanField(null=True, blank=True)
     licence = models.CharField(max_length=100, blank=True)
     inline_ok = models.BooleanField(null=True, blank=True)
