@@ -1,0 +1,102 @@
+"""Browser tests: htmx behaviour a person sees, in the system Chromium (marked e2e)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from django.core.management import call_command
+
+from papers.models import Paper
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("Chromium is missing in CI: .ci/run installs Debian's chromium")
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests
+# make for set-up are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    return {
+        "executable_path": CHROMIUM,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture
+def site(live_server, seed_record_path):
+    call_command("import_archive", str(seed_record_path), verbosity=0)
+    for i in range(25):
+        Paper.objects.create(
+            slug=f"graph-paper-{i}", title=f"Graph networks {i}", abstract="On graphs.",
+            published="2020-01-01",
+        )  # fmt: skip
+    Paper.objects.create(slug="vision-paper", title="Vision transformers", published="2021-01-01")
+    return live_server.url
+
+
+def test_typing_updates_results_and_url(page, site):
+    page.goto(f"{site}/search")
+    page.fill("#q", "vision")
+    page.wait_for_url("**/search?q=vision*")
+    assert page.locator(".results li").count() == 1
+    assert "Vision transformers" in page.locator(".results").inner_text()
+    page.fill("#q", "graph")
+    page.wait_for_url("**q=graph*")
+    page.wait_for_function("document.querySelectorAll('.results li').length === 20")
+    assert "25 papers" in page.locator("#results").inner_text()
+
+
+def test_back_and_forward_restore_the_right_results(page, site):
+    page.goto(f"{site}/search?q=vision")
+    page.fill("#q", "graph")
+    page.wait_for_url("**q=graph*")
+    page.wait_for_function("document.querySelectorAll('.results li').length === 20")
+    page.go_back()
+    page.wait_for_url("**q=vision*")
+    page.wait_for_function("document.querySelectorAll('.results li').length === 1")
+    assert page.locator("h1").count() == 1  # a full page, never a bare fragment
+    page.go_forward()
+    page.wait_for_url("**q=graph*")
+    page.wait_for_function("document.querySelectorAll('.results li').length === 20")
+
+
+def test_status_chip_filters_the_sample_table_and_the_url(page, site):
+    page.goto(f"{site}/paper/limits-to-depth-efficiencies-of-self")
+    assert page.locator("#samples tbody tr").count() == 16
+    page.get_by_role("link", name="ran_draft_wrong 4").click()
+    page.wait_for_url("**/samples?status=ran_draft_wrong")
+    page.wait_for_function("document.querySelectorAll('#samples tbody tr').length === 4")
+    page.reload()
+    assert page.locator("#samples tbody tr").count() == 4
+    assert page.locator("h1").count() == 1
+
+
+def test_search_works_with_javascript_off(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{site}/search")
+    page.fill("#q", "vision")
+    page.press("#q", "Enter")
+    page.wait_for_url("**/search?q=vision*")
+    assert "Vision transformers" in page.locator(".results").inner_text()
+    page.check("input[name=has_code]")
+    page.click("button[type=submit]")
+    assert "0 papers" in page.locator("#results").inner_text()
+    context.close()
