@@ -524,3 +524,22 @@ def test_real_api_pages_and_derived_datasets_import():
     assert Paper.objects.count() == 50
     assert Dataset.objects.count() > 3000
     assert Author.objects.exists()
+
+
+def test_a_task_named_twice_is_one_link_and_reimports_unchanged(tmp_path):
+    rows = [{**PAPERS[0], "tasks": ["Machine Translation", "Parsing", "machine translation"]}]
+    path = write(tmp_path / "p.json", rows)
+    run_import(path)
+    paper = Paper.objects.get(slug="attention-is-all-you-need")
+    assert [t.task.name for t in paper.task_links.all()] == ["Machine Translation", "Parsing"]
+    status, out, _ = run_import(path)
+    assert "Nothing changed" in out
+
+
+def test_demo_data_loads_and_loads_again_without_changes():
+    call_command("load_demo", papers=60, verbosity=0)
+    assert Sample.objects.values("status").distinct().count() >= 4
+    assert LeaderboardRow.objects.exists() and Method.objects.exists()
+    before = db_state()
+    call_command("load_demo", papers=60, verbosity=0)
+    assert db_state() == before

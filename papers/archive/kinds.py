@@ -435,8 +435,9 @@ def parse_method(raw: Any) -> MethodIn:
             raw.get("code_snippet_url"), "code_snippet_url", max_length=500
         ),
         "num_papers": n.integer(raw.get("num_papers"), "num_papers"),
-        "hidden": n.looks_like_junk(name, description),
     }
+    if n.looks_like_junk(name, description):
+        fields["hidden"] = True  # flagged, never un-flagged by an import (staff can)
     return MethodIn(slug=slug, fields=fields, collections=collections)
 
 
@@ -480,8 +481,9 @@ def parse_dataset(raw: Any) -> DatasetIn:
         "variants": n.text_list(raw.get("variants"), "variants"),
         "num_papers": n.integer(raw.get("num_papers"), "num_papers"),
         "extra": {k: v for k, v in raw.items() if k not in known and v not in (None, "", [])},
-        "hidden": n.looks_like_junk(name, description),
     }
+    if n.looks_like_junk(name, description):
+        fields["hidden"] = True  # flagged, never un-flagged by an import (staff can)
     return DatasetIn(slug=slug, fields=fields, tasks=_names(raw.get("tasks"), "tasks"))
 
 

@@ -221,6 +221,11 @@ class Loader:
             new_lists = {}
             for name in ("authors", "tasks", "methods"):
                 given = getattr(paper, name)
+                if given and name != "authors":  # a task named twice is one link
+                    first: dict[str, str] = {}
+                    for item in given:
+                        first.setdefault(_slug(name, item), item)
+                    given = list(first.values())
                 have = lists[name].get(current.get("id"), []) if row else []
                 if given and (paper.rank >= rank or not have):
                     if [_slug(name, g) for g in given] != [_slug(name, h) for h in have]:
