@@ -179,7 +179,7 @@ def archive(tmp_path, seed_record_path):
 
 
 def test_seed_record_imports_with_its_samples_links_and_ordered_authors(seed_record_path):
-    status, out, err = run_import(seed_record_path)
+    status, _out, err = run_import(seed_record_path)
     assert status == 0, err
     paper = Paper.objects.get(slug="limits-to-depth-efficiencies-of-self")
     assert paper.title == "The Depth-to-Width Interplay in Self-Attention"
@@ -232,7 +232,7 @@ def test_every_kind_imports_from_other_containers(tmp_path, container, seed_reco
             ("records", [json.loads(seed_record_path.read_text())]),
         ]
     ]
-    status, out, err = run_import(*files)
+    status, _out, err = run_import(*files)
     assert status == 0, err
     assert CodeLink.objects.count() == 3
     assert Method.objects.filter(slug="multi-head-attention").exists()
@@ -242,7 +242,7 @@ def test_every_kind_imports_from_other_containers(tmp_path, container, seed_reco
 
 
 def test_each_kind_lands_in_its_models(archive):
-    status, out, err = run_import(*archive.values())
+    status, _out, err = run_import(*archive.values())
     assert status == 0, err
     # Links: the official flag, the stub paper a link names before any papers file does.
     link = CodeLink.objects.get(repository__url="https://github.com/tensorflow/tensor2tensor")
@@ -331,7 +331,8 @@ def test_staff_edit_survives_reimport_unless_overwrite_edits(archive):
 
 
 def test_bad_records_are_reported_precisely_and_the_rest_import(tmp_path):
-    bad = copy.deepcopy(PAPERS) + [
+    bad = [
+        *copy.deepcopy(PAPERS),
         {"title": "No identity", "abstract": "x"},
         {
             "paper_url": "https://paperswithcode.com/paper/bad-date",
@@ -346,7 +347,7 @@ def test_bad_records_are_reported_precisely_and_the_rest_import(tmp_path):
     ]
     path = write(tmp_path / "papers.json", bad)
     errors = tmp_path / "rejects.jsonl"
-    status, out, err = run_import(path, errors=str(errors))
+    status, _out, err = run_import(path, errors=str(errors))
     assert status == 1
     assert f"{path}: record 3: field paper_url: missing (it is the paper's identity)" in err
     assert f"{path}: record 4: field date: not a date (YYYY-MM-DD): '2020-13-45'" in err
@@ -401,7 +402,7 @@ def test_unknown_status_is_kept_verbatim(tmp_path, seed_record_path):
 
 
 def test_strict_stops_at_first_bad_record_and_rolls_the_file_back(tmp_path):
-    bad = copy.deepcopy(PAPERS) + [{"title": "No identity"}]
+    bad = [*copy.deepcopy(PAPERS), {"title": "No identity"}]
     status, _, err = run_import(write(tmp_path / "p.json", bad), strict=True, batch_size=1)
     assert status == 1
     assert "record 3: field paper_url" in err and "--strict" in err
@@ -430,7 +431,7 @@ def test_strict_stops_at_first_bad_record_and_rolls_the_file_back(tmp_path):
 def test_unreadable_file_exits_2_naming_the_file_and_keeps_nothing(tmp_path, content, message):
     path = tmp_path / "broken.json"
     path.write_bytes(content)
-    status, out, err = run_import(path, batch_size=1000)
+    status, _out, err = run_import(path, batch_size=1000)
     assert status == 2
     assert str(path) in err and message in err
     assert not Paper.objects.exists()
@@ -492,7 +493,7 @@ def test_real_methods_dumps_import(django_db_blocker):
         realdata("mariaayuso__topic-modeling-on-software/methods.json.gz"),
         realdata("kuefmz__pow_categories/data/pwc/methods.json"),
     ]
-    status, out, err = run_import(*files)
+    status, _out, err = run_import(*files)
     assert status == 0, err
     assert Method.objects.count() > 2000
     assert (
@@ -503,7 +504,7 @@ def test_real_methods_dumps_import(django_db_blocker):
 
 def test_real_evaluation_tables_import_with_rejects_explained():
     files = sorted(realdata("paperswithcode__sota-extractor/data/tasks").glob("*.json"))
-    status, out, err = run_import(*files)
+    status, _out, err = run_import(*files)
     assert status in (0, 1), err
     for line in err.splitlines():
         assert ": record " in line and ": field " in line, line
@@ -532,7 +533,7 @@ def test_a_task_named_twice_is_one_link_and_reimports_unchanged(tmp_path):
     run_import(path)
     paper = Paper.objects.get(slug="attention-is-all-you-need")
     assert [t.task.name for t in paper.task_links.all()] == ["Machine Translation", "Parsing"]
-    status, out, _ = run_import(path)
+    _status, out, _ = run_import(path)
     assert "Nothing changed" in out
 
 

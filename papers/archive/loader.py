@@ -227,9 +227,10 @@ class Loader:
                         first.setdefault(_slug(name, item), item)
                     given = list(first.values())
                 have = lists[name].get(current.get("id"), []) if row else []
-                if given and (paper.rank >= rank or not have):
-                    if [_slug(name, g) for g in given] != [_slug(name, h) for h in have]:
-                        new_lists[name] = given
+                outranks = paper.rank >= rank or not have
+                differs = [_slug(name, g) for g in given] != [_slug(name, h) for h in have]
+                if given and outranks and differs:
+                    new_lists[name] = given
             new_rank = max(rank, paper.rank)
             if row is None:
                 obj = Paper(slug=slug, source_rank=paper.rank, **values)

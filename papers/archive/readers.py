@@ -8,6 +8,7 @@ file name). Memory stays bounded by one record (one batch for Parquet).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -178,10 +179,8 @@ class ArchiveReader:
                     number += 1
                     for key, value in row.items():
                         if key in _NESTED and isinstance(value, str) and value[:1] in "[{":
-                            try:
+                            with contextlib.suppress(json.JSONDecodeError):
                                 row[key] = json.loads(value)
-                            except json.JSONDecodeError:
-                                pass
                     yield Item(number, None, row)
         except (pa.ArrowInvalid, OSError) as exc:
             raise ArchiveFileError(
