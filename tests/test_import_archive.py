@@ -81,7 +81,10 @@ METHODS = [
         "url": "https://paperswithcode.com/method/multi-head-attention",
         "name": "Multi-Head Attention",
         "full_name": "Multi-Head Attention",
-        "description": "Runs several attention heads.\r\n\r\nSee [the paper](/paper/attention-is-all-you-need).",
+        "description": (
+            "Runs several attention heads.\r\n\r\n"
+            "See [the paper](/paper/attention-is-all-you-need)."
+        ),
         "paper": {
             "title": "Attention Is All You Need",
             "url": "https://paperswithcode.com/paper/attention-is-all-you-need",

@@ -228,8 +228,7 @@ class Loader:
                     given = list(first.values())
                 have = lists[name].get(current.get("id"), []) if row else []
                 outranks = paper.rank >= rank or not have
-                differs = [_slug(name, g) for g in given] != [_slug(name, h) for h in have]
-                if given and outranks and differs:
+                if given and outranks and _slugs(name, given) != _slugs(name, have):
                     new_lists[name] = given
             new_rank = max(rank, paper.rank)
             if row is None:
@@ -648,6 +647,10 @@ def _merge_incoming(first: PaperIn | None, second: PaperIn) -> PaperIn:
         tasks=high.tasks or low.tasks,
         methods=high.methods or low.methods,
     )
+
+
+def _slugs(kind: str, names: list[str]) -> list[str]:
+    return [_slug(kind, name) for name in names]
 
 
 def _slug(kind: str, name: str) -> str:
