@@ -547,3 +547,24 @@ def test_demo_data_loads_and_loads_again_without_changes():
     before = db_state()
     call_command("load_demo", papers=60, verbosity=0)
     assert db_state() == before
+
+
+def test_search_index_follows_imported_changes(tmp_path):
+    from papers.search import search
+
+    def found(text):
+        return search(text, Paper.objects.all()).total
+
+    run_import(write(tmp_path / "p.json", PAPERS))
+    assert found("attention ") == 1 and found("vaswani ") == 1
+    changed = copy.deepcopy(PAPERS)
+    changed[0]["title"] = "Transformers Without Recurrence"
+    changed[0]["authors"] = ["Someone Else"]
+    run_import(write(tmp_path / "p2.json", changed))
+    assert found("attention ") == 0 and found("recurrence transformers ") == 1
+    assert found("vaswani ") == 0 and found("someone ") == 1
+    # Edits outside an import (the admin) still reach the index.
+    paper = Paper.objects.get(slug="attention-is-all-you-need")
+    paper.title = "Edited by staff"
+    paper.save()
+    assert found("staff ") == 1 and found("transformers ") == 0

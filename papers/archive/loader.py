@@ -8,6 +8,7 @@ are left alone unless `overwrite_edits`. Counts go to `Stats` per model.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -25,6 +26,7 @@ from papers.archive.kinds import (
     RecordIn,
     RepoIn,
 )
+from papers.archive.sql import delete_where_in, insert_rows, select_rows, update_rows
 from papers.models import (
     Author,
     CodeLink,
@@ -45,6 +47,7 @@ from papers.models import (
     TaskEdge,
     uncertain_date,
 )
+from papers.search import index as search_index
 
 OUTCOMES = ("created", "updated", "unchanged", "left_alone", "rejected")
 
@@ -63,6 +66,8 @@ SAMPLE_FIELDS = (
     "extra",
 )  # fmt: skip
 CHUNK = 900  # keeps every IN (...) under SQLite's variable limit
+PAPER_DEFAULTS = {f: Paper._meta.get_field(f).get_default() for f in PAPER_FIELDS}
+LINK_FIELDS = ("is_official", "mentioned_in_paper", "mentioned_in_github", "framework", "position")
 
 
 def empty(value: Any) -> bool:
@@ -92,11 +97,7 @@ def chunks(items: list, size: int = CHUNK) -> Iterable[list]:
 
 
 def _in(model, field: str, values: Iterable, *only: str) -> list[dict]:
-    values = list(dict.fromkeys(values))
-    rows = []
-    for part in chunks(values):
-        rows.extend(model.objects.filter(**{f"{field}__in": part}).values(*only))
-    return rows
+    return select_rows(model, field, values, only)
 
 
 class Loader:
@@ -130,19 +131,15 @@ class Loader:
         editable = hasattr(model, "edited_in_admin")
         only = ["id", key, *fields] + (["edited_in_admin"] if editable else [])
         filters = extra_key or {}
-        existing: dict[Any, dict] = {}
-        for part in chunks(list(items)):
-            for row in model.objects.filter(**filters, **{f"{key}__in": part}).values(*only):
-                existing[row[key]] = row
-        new, changed, changed_fields = [], [], set()
+        existing = {row[key]: row for row in select_rows(model, key, items, only, filters)}
+        new: list[tuple] = []
+        changed: list[tuple] = []
         ids = {}
+        defaults = {f: model._meta.get_field(f).get_default() for f in fields}
         for k, values in items.items():
             row = existing.get(k)
             if row is None:
-                obj = model(**filters, **{key: k}, **values)
-                if editable:
-                    obj.created_at = obj.updated_at = self.now
-                new.append(obj)
+                new.append((*filters.values(), k, *(values.get(f, defaults[f]) for f in fields)))
                 continue
             ids[k] = row["id"]
             diff = {}
@@ -161,21 +158,15 @@ class Loader:
                 if count:
                     self.stats.add(name, "left_alone")
                 continue
-            obj = model(id=row["id"], **diff)
-            if editable:
-                obj.updated_at = self.now
-                diff["updated_at"] = self.now
-            changed.append(obj)
-            changed_fields.update(diff)
+            merged = [diff.get(f, row[f]) for f in fields]
+            changed.append((*merged, *([self.now] if editable else []), row["id"]))
         if new:
-            model.objects.bulk_create(new, batch_size=500)
-            for part in chunks([getattr(o, key) for o in new]):
-                for row in model.objects.filter(**filters, **{f"{key}__in": part}).values(
-                    "id", key
-                ):
-                    ids[row[key]] = row["id"]
+            insert_rows(model, [*filters, key, *fields], new)
+            keys = [row[len(filters)] for row in new]
+            for row in select_rows(model, key, keys, ["id", key], filters):
+                ids[row[key]] = row["id"]
         if changed:
-            model.objects.bulk_update(changed, sorted(changed_fields), batch_size=500)
+            update_rows(model, [*fields, *(["updated_at"] if editable else [])], changed)
         if count:
             self.stats.add(name, "created", len(new))
             self.stats.add(name, "updated", len(changed))
@@ -200,10 +191,13 @@ class Loader:
                 "slug",
                 "source_rank",
                 "edited_in_admin",
+                "author_names",
                 *PAPER_FIELDS,
             )
         }
         lists = self._current_lists([row["id"] for row in existing.values()])
+        old_text: dict[int, tuple] = {}
+        defaults = PAPER_DEFAULTS
         new, changed, ids = [], [], {}
         replace_lists: dict[str, dict[str, list[str]]] = {}
         for slug, paper in merged.items():
@@ -231,11 +225,21 @@ class Loader:
                 if given and outranks and _slugs(name, given) != _slugs(name, have):
                     new_lists[name] = given
             new_rank = max(rank, paper.rank)
+            author_names = ", ".join(new_lists["authors"]) if "authors" in new_lists else None
             if row is None:
-                obj = Paper(slug=slug, source_rank=paper.rank, **values)
-                obj.created_at = obj.updated_at = self.now
-                obj.date_uncertain = uncertain_date(obj.published)
-                new.append(obj)
+                values = {f: paper.fields.get(f) for f in PAPER_FIELDS} | values
+                new.append(
+                    (
+                        slug,
+                        paper.rank,
+                        uncertain_date(values.get("published")),
+                        author_names or "",
+                        *(
+                            values[f] if values[f] is not None else defaults[f]
+                            for f in PAPER_FIELDS
+                        ),
+                    )
+                )
                 replace_lists[slug] = new_lists
                 continue
             ids[slug] = row["id"]
@@ -245,22 +249,34 @@ class Loader:
             if row["edited_in_admin"] and not self.overwrite_edits:
                 self.stats.add("Paper", "left_alone")
                 continue
+            old_text[row["id"]] = (row["id"], row["title"], row["abstract"], row["author_names"])
             full = {f: row[f] for f in PAPER_FIELDS} | values
-            obj = Paper(id=row["id"], slug=slug, source_rank=new_rank, **full)
-            obj.updated_at = self.now
-            obj.date_uncertain = uncertain_date(obj.published)
-            changed.append(obj)
-            replace_lists[slug] = new_lists
-        if new:
-            Paper.objects.bulk_create(new, batch_size=500)
-            for row in _in(Paper, "slug", [p.slug for p in new], "id", "slug"):
-                ids[row["slug"]] = row["id"]
-        if changed:
-            Paper.objects.bulk_update(
-                changed,
-                [*PAPER_FIELDS, "source_rank", "date_uncertain", "updated_at"],
-                batch_size=250,
+            names = row["author_names"] if author_names is None else author_names
+            changed.append(
+                (
+                    new_rank,
+                    uncertain_date(full["published"]),
+                    names,
+                    self.now,
+                    *(full[f] for f in PAPER_FIELDS),
+                    row["id"],
+                )
             )
+            replace_lists[slug] = new_lists
+        with search_index.bulk_writes() as index:
+            if new:
+                columns = ["slug", "source_rank", "date_uncertain", "author_names", *PAPER_FIELDS]
+                insert_rows(Paper, columns, new)
+                created = _in(Paper, "slug", [p[0] for p in new], "id", "slug")
+                ids.update((row["slug"], row["id"]) for row in created)
+                index.add([row["id"] for row in created])
+            if changed:
+                update_rows(
+                    Paper,
+                    ["source_rank", "date_uncertain", "author_names", "updated_at", *PAPER_FIELDS],
+                    changed,
+                )
+                index.change([old_text[row[-1]] for row in changed])
         self.stats.add("Paper", "created", len(new))
         self.stats.add("Paper", "updated", len(changed))
         self.touched_papers.update(ids.values())
@@ -298,27 +314,18 @@ class Loader:
             target_ids = self.upsert(
                 target_model, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
             )
-            for part in chunks(list(todo)):
-                model.objects.filter(paper_id__in=part).delete()
+            delete_where_in(model, "paper_id", list(todo))
             rows, seen = [], set()
             for paper_id, values in todo.items():
                 position = 0
                 for value in values:
                     target = target_ids.get(_slug(name, value))
-                    if target is None or (
-                        name != "authors" and (paper_id, target) in seen
-                    ):  # a task named twice on one paper is one link
-                        continue
+                    if target is None or (name != "authors" and (paper_id, target) in seen):
+                        continue  # a task named twice on one paper is one link
                     seen.add((paper_id, target))
-                    rows.append(model(paper_id=paper_id, position=position, **{fk: target}))
+                    rows.append((paper_id, position, target))
                     position += 1
-            model.objects.bulk_create(rows, batch_size=1000)
-            if name == "authors":  # the search index reads the names from the paper row
-                Paper.objects.bulk_update(
-                    [Paper(id=pid, author_names=", ".join(names)) for pid, names in todo.items()],
-                    ["author_names"],
-                    batch_size=500,
-                )
+            insert_rows(model, ["paper_id", "position", fk], rows)
 
     # --- links --------------------------------------------------------------------------
 
@@ -344,19 +351,11 @@ class Loader:
         for part in chunks(sorted({p for p, _ in wanted})):
             for row in CodeLink.objects.filter(paper_id__in=part).values():
                 existing[(row["paper_id"], row["repository_id"])] = row
-        new, changed, fields = [], [], set()
+        new, changed = [], []
         for (paper_id, repo_id), values in wanted.items():
             row = existing.get((paper_id, repo_id))
             if row is None:
-                new.append(
-                    CodeLink(
-                        paper_id=paper_id,
-                        repository_id=repo_id,
-                        created_at=self.now,
-                        updated_at=self.now,
-                        **values,
-                    )
-                )
+                new.append((paper_id, repo_id, *(values.get(f, 0) for f in LINK_FIELDS)))
                 continue
             diff = {k: v for k, v in values.items() if row[k] != v}
             if not diff:
@@ -364,11 +363,10 @@ class Loader:
             elif row["edited_in_admin"] and not self.overwrite_edits:
                 self.stats.add("CodeLink", "left_alone")
             else:
-                changed.append(CodeLink(id=row["id"], updated_at=self.now, **diff))
-                fields.update(diff)
-        CodeLink.objects.bulk_create(new, batch_size=1000)
-        if changed:
-            CodeLink.objects.bulk_update(changed, [*sorted(fields), "updated_at"], batch_size=500)
+                merged = {f: row[f] for f in LINK_FIELDS} | diff
+                changed.append((*(merged[f] for f in LINK_FIELDS), self.now, row["id"]))
+        insert_rows(CodeLink, ["paper_id", "repository_id", *LINK_FIELDS], new)
+        update_rows(CodeLink, [*LINK_FIELDS, "updated_at"], changed)
         self.stats.add("CodeLink", "created", len(new))
         self.stats.add("CodeLink", "updated", len(changed))
 
@@ -423,15 +421,11 @@ class Loader:
             ):
                 current[paper_id].append((repo_id, provenance, position))
         stale = [pid for pid, rows in wanted.items() if current.get(pid, []) != rows]
-        for part in chunks(stale):
-            ReportRepository.objects.filter(paper_id__in=part).delete()
-        ReportRepository.objects.bulk_create(
-            [
-                ReportRepository(paper_id=pid, repository_id=rid, provenance=prov, position=pos)
-                for pid in stale
-                for rid, prov, pos in wanted[pid]
-            ],
-            batch_size=1000,
+        delete_where_in(ReportRepository, "paper_id", stale)
+        insert_rows(
+            ReportRepository,
+            ["paper_id", "repository_id", "provenance", "position"],
+            [(pid, rid, prov, pos) for pid in stale for rid, prov, pos in wanted[pid]],
         )
 
     def _samples(self, records, paper_ids, repo_ids) -> None:
@@ -453,13 +447,15 @@ class Loader:
         stale = [pid for pid, rows in wanted.items() if current.get(pid, []) != rows]
         unchanged = sum(len(wanted[pid]) for pid in wanted if pid not in set(stale))
         self.stats.add("Sample", "unchanged", unchanged)
-        replaced = 0
-        for part in chunks(stale):
-            replaced += (
-                Sample.objects.filter(paper_id__in=part).delete()[1].get("papers.Sample", 0)
-            )
-        new = [Sample(paper_id=pid, **values) for pid in stale for values in wanted[pid]]
-        Sample.objects.bulk_create(new, batch_size=1000)
+        replaced = sum(len(current.get(pid, [])) for pid in stale)
+        delete_where_in(Sample, "paper_id", stale)
+        columns = ["paper_id", "repository_id", *SAMPLE_FIELDS]
+        new = [
+            (pid, values["repository_id"], *(values[f] for f in SAMPLE_FIELDS))
+            for pid in stale
+            for values in wanted[pid]
+        ]
+        insert_rows(Sample, columns, new)
         # A changed report replaces the paper's samples: count rows kept as updated.
         updated = min(replaced, len(new))
         self.stats.add("Sample", "updated", updated)
@@ -653,6 +649,7 @@ def _slugs(kind: str, names: list[str]) -> list[str]:
     return [_slug(kind, name) for name in names]
 
 
+@functools.lru_cache(maxsize=200_000)
 def _slug(kind: str, name: str) -> str:
     return Author.slug_for(name) if kind == "authors" else n.slug_of(name)
 

@@ -9,21 +9,27 @@ abstract (B) over authors (C), with a GIN index.
 from django.db import migrations
 
 SQLITE_FORWARD = [
+    # While the importer holds a row here (inside its own batch transaction, so no
+    # other connection ever sees it), the triggers stand aside and the importer
+    # indexes the batch in one statement: several times faster than row triggers.
+    "CREATE TABLE papers_fts_pause (reason TEXT NOT NULL)",
     """CREATE VIRTUAL TABLE papers_paper_fts USING fts5(
         title, abstract, author_names,
         content='papers_paper', content_rowid='id',
         tokenize='porter unicode61 remove_diacritics 2', prefix='2 3'
     )""",
-    """CREATE TRIGGER papers_paper_fts_insert AFTER INSERT ON papers_paper BEGIN
+    """CREATE TRIGGER papers_paper_fts_insert AFTER INSERT ON papers_paper
+    WHEN NOT EXISTS (SELECT 1 FROM papers_fts_pause) BEGIN
         INSERT INTO papers_paper_fts(rowid, title, abstract, author_names)
         VALUES (new.id, new.title, new.abstract, new.author_names);
     END""",
-    """CREATE TRIGGER papers_paper_fts_delete AFTER DELETE ON papers_paper BEGIN
+    """CREATE TRIGGER papers_paper_fts_delete AFTER DELETE ON papers_paper
+    WHEN NOT EXISTS (SELECT 1 FROM papers_fts_pause) BEGIN
         INSERT INTO papers_paper_fts(papers_paper_fts, rowid, title, abstract, author_names)
         VALUES ('delete', old.id, old.title, old.abstract, old.author_names);
     END""",
     """CREATE TRIGGER papers_paper_fts_update AFTER UPDATE OF title, abstract, author_names
-    ON papers_paper BEGIN
+    ON papers_paper WHEN NOT EXISTS (SELECT 1 FROM papers_fts_pause) BEGIN
         INSERT INTO papers_paper_fts(papers_paper_fts, rowid, title, abstract, author_names)
         VALUES ('delete', old.id, old.title, old.abstract, old.author_names);
         INSERT INTO papers_paper_fts(rowid, title, abstract, author_names)
@@ -36,6 +42,7 @@ SQLITE_BACKWARD = [
     "DROP TRIGGER IF EXISTS papers_paper_fts_delete",
     "DROP TRIGGER IF EXISTS papers_paper_fts_insert",
     "DROP TABLE IF EXISTS papers_paper_fts",
+    "DROP TABLE IF EXISTS papers_fts_pause",
 ]
 POSTGRES_FORWARD = [
     # Text search configurations that fold diacritics (Nyström = Nystrom) like SQLite's
@@ -50,7 +57,7 @@ POSTGRES_FORWARD = [
     """ALTER TABLE papers_paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector('cwp_english'::regconfig, coalesce(title, '')), 'A') ||
         setweight(to_tsvector('cwp_english'::regconfig, coalesce(abstract, '')), 'B') ||
-        setweight(to_tsvector('cwp_simple'::regconfig, coalesce(author_names, '')), 'C')
+        setweight(to_tsvector('cwp_english'::regconfig, coalesce(author_names, '')), 'C')
     ) STORED""",
     "CREATE INDEX papers_paper_search_gin ON papers_paper USING gin (search_vector)",
 ]
