@@ -74,7 +74,7 @@ class Leaderboard(Record):
     objects = LeaderboardManager()
 
     class Meta:
-        ordering = ["task", "position", "id"]
+        ordering = ["task_id", "position", "id"]
         constraints = [
             models.UniqueConstraint(fields=["task", "dataset"], name="leaderboard_unique")
         ]
@@ -115,7 +115,7 @@ class LeaderboardMetric(models.Model):
     objects = LeaderboardMetricManager()
 
     class Meta:
-        ordering = ["leaderboard", "position"]
+        ordering = ["leaderboard_id", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["leaderboard", "name"], name="leaderboardmetric_unique"
@@ -175,7 +175,7 @@ class LeaderboardRow(Record):
     objects = LeaderboardRowManager()
 
     class Meta:
-        ordering = ["leaderboard", "position", "id"]
+        ordering = ["leaderboard_id", "position", "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["leaderboard", "row_key"], name="leaderboardrow_unique"

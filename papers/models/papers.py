@@ -206,7 +206,7 @@ class PaperAuthor(models.Model):
     objects = PaperAuthorManager()
 
     class Meta:
-        ordering = ["paper", "position"]
+        ordering = ["paper_id", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["paper", "position"], name="paperauthor_position_unique"
@@ -302,7 +302,7 @@ class CodeLink(Record):
     objects = CodeLinkManager()
 
     class Meta:
-        ordering = ["paper", "position", "id"]
+        ordering = ["paper_id", "position", "id"]
         constraints = [
             models.UniqueConstraint(fields=["paper", "repository"], name="codelink_unique")
         ]
@@ -339,7 +339,7 @@ class RelatedPaper(models.Model):
     objects = RelatedPaperManager()
 
     class Meta:
-        ordering = ["paper", "rank"]
+        ordering = ["paper_id", "rank"]
         constraints = [
             models.UniqueConstraint(fields=["paper", "related"], name="relatedpaper_unique"),
         ]

@@ -66,7 +66,7 @@ class Sample(models.Model):
     objects = SampleManager()
 
     class Meta:
-        ordering = ["paper", "position"]
+        ordering = ["paper_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["paper", "position"], name="sample_position_unique")
         ]
@@ -143,7 +143,7 @@ class ReportRepository(models.Model):
     objects = ReportRepositoryManager()
 
     class Meta:
-        ordering = ["paper", "position"]
+        ordering = ["paper_id", "position"]
         verbose_name_plural = "report repositories"
         constraints = [
             models.UniqueConstraint(fields=["paper", "repository"], name="reportrepository_unique")

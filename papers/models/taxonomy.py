@@ -72,7 +72,7 @@ class TaskEdge(models.Model):
     objects = TaskEdgeManager()
 
     class Meta:
-        ordering = ["parent", "position", "id"]
+        ordering = ["parent_id", "position", "id"]
         constraints = [
             models.UniqueConstraint(fields=["parent", "child"], name="taskedge_unique"),
             models.CheckConstraint(
@@ -200,7 +200,7 @@ class PaperTask(models.Model):
     objects = PaperTaskManager()
 
     class Meta:
-        ordering = ["paper", "position"]
+        ordering = ["paper_id", "position"]
         constraints = [models.UniqueConstraint(fields=["paper", "task"], name="papertask_unique")]
         indexes = [
             # The task page's papers and the search task filter.
@@ -224,7 +224,7 @@ class PaperMethod(models.Model):
     objects = PaperMethodManager()
 
     class Meta:
-        ordering = ["paper", "position"]
+        ordering = ["paper_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["paper", "method"], name="papermethod_unique")
         ]
@@ -250,7 +250,7 @@ class PaperDataset(models.Model):
     objects = PaperDatasetManager()
 
     class Meta:
-        ordering = ["paper", "position"]
+        ordering = ["paper_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["paper", "dataset"], name="paperdataset_unique")
         ]

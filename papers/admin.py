@@ -1,0 +1,760 @@
+"""The admin: where staff fix the archive's data by hand.
+
+Three rules hold across it:
+- A staff edit is protected from the next import. Saving a record that carries the
+  edit flag (`Record`) marks it edited; saving one of a paper's rows (an author, a
+  sample, a linked task…) marks the paper edited, since the importer guards a paper's
+  rows by the paper's flag. Unticking "edited in admin" by hand is honoured.
+- A paper's counts follow its code links and samples whenever staff change them.
+- Every changelist runs a fixed number of queries, however many rows it shows, and
+  the big tables are never counted twice (`show_full_result_count = False`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from papers.models import (
+    Author,
+    CodeLink,
+    Collection,
+    Dataset,
+    Leaderboard,
+    LeaderboardMetric,
+    LeaderboardRow,
+    Method,
+    Paper,
+    PaperAuthor,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Record,
+    RelatedPaper,
+    ReportRepository,
+    Repository,
+    Sample,
+    Task,
+    TaskEdge,
+)
+from papers.vocabularies import ReachStatus, label_for
+
+RECORD_READONLY = ("edited_at", "created_at", "updated_at")
+
+# An arXiv id as people paste it: 2006.12467, arXiv:2006.12467v3, an abs or pdf URL,
+# or an old-style id (hep-th/9901001).
+_ARXIV_ID = re.compile(
+    r"^(?:https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|arxiv:)?"
+    r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?(?:\.pdf)?$",
+    re.IGNORECASE,
+)
+
+
+def arxiv_id_from(text: str) -> str | None:
+    """The bare arXiv id in `text` (no prefix, no version), or None."""
+    match = _ARXIV_ID.match(text.strip())
+    return match.group("id") if match else None
+
+
+def stamp_edited(obj: Record, form, *, adding: bool) -> None:
+    """Mark `obj` edited when staff changed it in `form`, unless they set its edit
+    flag by hand: ticking it marks the record edited, unticking it lets imports
+    update the record again."""
+    if "edited_in_admin" in form.changed_data:
+        if obj.edited_in_admin:
+            obj.mark_edited()
+        else:
+            obj.updated_at = timezone.now()
+    elif adding or form.has_changed():
+        obj.mark_edited()
+
+
+def papers_changed(paper_ids, *, mark_edited: bool, author_names: bool = False) -> None:
+    """After staff changed rows of these papers: refresh their counts (and, when
+    asked, their author names) and, when the rows carry no edit flag of their own,
+    mark the papers edited so an import keeps the change."""
+    ids = {pk for pk in paper_ids if pk is not None}
+    if not ids:
+        return
+    if mark_edited or author_names:
+        for paper in Paper.objects.filter(pk__in=ids).only("pk"):
+            if mark_edited:
+                paper.mark_edited()
+                paper.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
+            if author_names:
+                paper.refresh_author_names()
+    Paper.objects.filter(pk__in=ids).refresh_counts()
+
+
+# --- base classes -------------------------------------------------------------------
+
+
+class RecordAdmin(admin.ModelAdmin):
+    """For models inheriting `Record`: a staff save marks the record edited, and so
+    does one of its inline rows carrying its own flag. Changing a paper's rows inline
+    marks the paper edited too (inlines with `marks_parent_edited`), since the
+    importer guards those rows by the paper's flag. The flag stays editable so staff
+    can release a record back to the importer."""
+
+    def get_readonly_fields(self, request, obj=None):
+        own = tuple(super().get_readonly_fields(request, obj))
+        return own + tuple(f for f in RECORD_READONLY if f not in own)
+
+    def save_model(self, request, obj, form, change):
+        stamp_edited(obj, form, adding=not change)
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        formset.save(commit=False)
+        for obj in formset.deleted_objects:
+            obj.delete()
+        for row_form in formset.saved_forms:
+            row = row_form.instance
+            if isinstance(row, Record):
+                stamp_edited(row, row_form, adding=row._state.adding)
+            row.save()
+        formset.save_m2m()
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        parent = form.instance
+        inlines_changed = any(
+            getattr(formset, "marks_parent_edited", False) and formset.has_changed()
+            for formset in formsets
+        )
+        if inlines_changed and "edited_in_admin" not in form.changed_data:
+            parent.mark_edited()
+            parent.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
+
+
+class PaperRowsAdmin(admin.ModelAdmin):
+    """For rows that belong to a paper (`paper` foreign key). Saving or deleting one
+    refreshes the paper's counts and, unless the row has its own edit flag, marks the
+    paper edited: the importer rewrites a paper's rows unless the paper is flagged."""
+
+    marks_paper_edited = True
+    changes_author_names = False
+
+    def _touched(self, paper_ids, *, edited: bool = True):
+        papers_changed(
+            paper_ids,
+            mark_edited=edited and self.marks_paper_edited,
+            author_names=self.changes_author_names,
+        )
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        ids = {obj.paper_id}
+        if change and "paper" in form.changed_data:
+            ids.add(form.initial.get("paper"))
+        self._touched(ids, edited=not change or form.has_changed())
+
+    def delete_model(self, request, obj):
+        paper_id = obj.paper_id
+        super().delete_model(request, obj)
+        self._touched({paper_id})
+
+    def delete_queryset(self, request, queryset):
+        paper_ids = set(queryset.values_list("paper_id", flat=True))
+        super().delete_queryset(request, queryset)
+        self._touched(paper_ids)
+
+
+class PaperRowInline(admin.TabularInline):
+    """A paper's rows on its change page. `marks_parent_edited` is read by
+    `RecordAdmin.save_related` (through the formset)."""
+
+    extra = 0
+    marks_parent_edited = True
+    select_related: tuple[str, ...] = ()
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        return queryset.select_related(*self.select_related) if self.select_related else queryset
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.marks_parent_edited = self.marks_parent_edited
+        return formset
+
+
+# --- list filters ---------------------------------------------------------------------
+
+
+class HasCodeFilter(admin.SimpleListFilter):
+    title = "code"
+    parameter_name = "has_code"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Has code"), ("no", "No code")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(code_link_count__gt=0)
+        if self.value() == "no":
+            return queryset.filter(code_link_count=0)
+        return queryset
+
+
+class PublishedYearFilter(admin.SimpleListFilter):
+    title = "published year"
+    parameter_name = "year"
+
+    def lookups(self, request, model_admin):
+        years = Paper.objects.dates("published", "year", order="DESC")
+        return [(str(day.year), str(day.year)) for day in years] + [("none", "No date")]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value is None:
+            return queryset
+        if value == "none":
+            return queryset.filter(published__isnull=True)
+        if not value.isdigit():
+            raise IncorrectLookupParameters(f"year must be a number, got {value!r}")
+        return queryset.filter(published__year=int(value))
+
+
+# --- papers -----------------------------------------------------------------------
+
+
+class PaperAuthorInline(PaperRowInline):
+    model = PaperAuthor
+    fields = ("position", "author")
+    ordering = ("position",)
+    autocomplete_fields = ("author",)
+    select_related = ("author",)
+
+
+class CodeLinkInline(PaperRowInline):
+    model = CodeLink
+    fields = (
+        "position",
+        "repository",
+        "is_official",
+        "framework",
+        "mentioned_in_paper",
+        "mentioned_in_github",
+        "edited_in_admin",
+    )
+    ordering = ("position", "id")
+    autocomplete_fields = ("repository",)
+    select_related = ("paper", "repository")
+    show_change_link = True
+
+
+class ReportRepositoryInline(PaperRowInline):
+    model = ReportRepository
+    fields = ("position", "repository", "provenance")
+    ordering = ("position",)
+    autocomplete_fields = ("repository",)
+    select_related = ("repository",)
+
+
+class SampleInline(PaperRowInline):
+    model = Sample
+    fields = (
+        "position",
+        "repo",
+        "path",
+        "entry",
+        "language",
+        "status",
+        "status_label",
+        "contract_check",
+        "repo_kind",
+        "repository",
+    )
+    readonly_fields = ("status_label",)
+    ordering = ("position",)
+    autocomplete_fields = ("repository",)
+    show_change_link = True
+    classes = ("collapse",)
+
+
+class PaperTaskInline(PaperRowInline):
+    model = PaperTask
+    fields = ("position", "task")
+    ordering = ("position",)
+    autocomplete_fields = ("task",)
+    select_related = ("task",)
+
+
+class PaperMethodInline(PaperRowInline):
+    model = PaperMethod
+    fields = ("position", "method")
+    ordering = ("position",)
+    autocomplete_fields = ("method",)
+    select_related = ("method",)
+
+
+class PaperDatasetInline(PaperRowInline):
+    model = PaperDataset
+    fields = ("position", "dataset")
+    ordering = ("position",)
+    autocomplete_fields = ("dataset",)
+    select_related = ("dataset",)
+
+
+class RelatedPaperInline(PaperRowInline):
+    """Computed by compute_related: staff can only hide entries. Hiding one does not
+    mark the paper edited, so imports keep updating the paper itself."""
+
+    model = RelatedPaper
+    fk_name = "paper"
+    fields = ("rank", "related", "score", "hidden")
+    readonly_fields = ("rank", "related", "score")
+    ordering = ("rank",)
+    select_related = ("related",)
+    marks_parent_edited = False
+    can_delete = False
+    verbose_name_plural = "related papers"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Paper)
+class PaperAdmin(RecordAdmin):
+    list_display = (
+        "title",
+        "slug",
+        "arxiv_id",
+        "published",
+        "code_link_count",
+        "sample_count",
+        "has_official_code",
+        "hidden",
+    )
+    list_filter = (
+        "has_official_code",
+        HasCodeFilter,
+        PublishedYearFilter,
+        "date_uncertain",
+        "hidden",
+        "edited_in_admin",
+    )
+    search_fields = ("title", "slug")
+    ordering = ("-published", "-id")  # the paper_published_idx order: no sort of every paper
+    search_help_text = (
+        "Words of the title or slug; an arXiv id (2006.12467, arXiv:2006.12467v3 or its "
+        "URL); an author's name; part of a repository URL."
+    )
+    show_full_result_count = False
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "title",
+                    "slug",
+                    "author_names",
+                    "arxiv_id",
+                    "published",
+                    "date_uncertain",
+                    "hidden",
+                )
+            },
+        ),
+        (
+            "Venue and links",
+            {
+                "fields": (
+                    "proceeding",
+                    "conference",
+                    "nips_id",
+                    "openreview_id",
+                    "url_abs",
+                    "url_pdf",
+                )
+            },
+        ),
+        ("Abstract", {"fields": ("abstract", "short_abstract")}),
+        (
+            "Code and execution report",
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    ("code_link_count", "has_official_code", "sample_count"),
+                    "has_report",
+                    "report_url",
+                    "report_atlas_url",
+                    "report_developers_url",
+                    "report_read_at",
+                    "report_read_at_is",
+                    "report_claim",
+                    "report_mcp",
+                    "report_repo_kind_vocabulary",
+                    "report_n_pointer_only_for_licence",
+                ),
+            },
+        ),
+        (
+            "Source",
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    "source_archive",
+                    "source_snapshot",
+                    "source_row_kind",
+                    "source_licence_url",
+                    "source_rank",
+                ),
+            },
+        ),
+        (
+            "Kept as given",
+            {"classes": ("collapse",), "fields": ("arxiv_metadata", "extracted_results", "extra")},
+        ),
+        ("Edits", {"fields": ("edited_in_admin", "edited_at", "created_at", "updated_at")}),
+    )
+    readonly_fields = (
+        "author_names",
+        "code_link_count",
+        "has_official_code",
+        "sample_count",
+        "source_rank",
+    )
+    inlines = (
+        PaperAuthorInline,
+        CodeLinkInline,
+        ReportRepositoryInline,
+        SampleInline,
+        PaperTaskInline,
+        PaperMethodInline,
+        PaperDatasetInline,
+        RelatedPaperInline,
+    )
+
+    def get_search_results(self, request, queryset, search_term):
+        """Title and slug words (Django's per-word search), or, for the whole term:
+        an author's name, part of a repository URL, or the arXiv id however pasted."""
+        matched, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        if not term:
+            return matched, may_have_duplicates
+        also = Exists(
+            PaperAuthor.objects.filter(paper=OuterRef("pk"), author__name__icontains=term)
+        ) | Exists(CodeLink.objects.filter(paper=OuterRef("pk"), repository__url__icontains=term))
+        arxiv_id = arxiv_id_from(term)
+        if arxiv_id:
+            also |= Q(arxiv_id__in={arxiv_id, term})
+        return matched | queryset.filter(also), may_have_duplicates
+
+    def save_model(self, request, obj, form, change):
+        if "published" in form.changed_data and "date_uncertain" not in form.changed_data:
+            obj.refresh_flags()
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        paper = form.instance
+        if any(fs.model is PaperAuthor and fs.has_changed() for fs in formsets):
+            paper.refresh_author_names()
+        Paper.objects.filter(pk=paper.pk).refresh_counts()
+
+
+@admin.register(Author)
+class AuthorAdmin(RecordAdmin):
+    """Renaming or deleting an author rewrites the author names of their papers."""
+
+    list_display = ("name", "slug", "edited_in_admin")
+    list_filter = ("edited_in_admin",)
+    search_fields = ("name",)
+    show_full_result_count = False
+
+    @staticmethod
+    def _paper_ids(authors) -> set[int]:
+        return set(
+            PaperAuthor.objects.filter(author__in=authors).values_list("paper_id", flat=True)
+        )
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "name" in form.changed_data:
+            papers_changed(self._paper_ids([obj]), mark_edited=False, author_names=True)
+
+    def delete_model(self, request, obj):
+        paper_ids = self._paper_ids([obj])
+        super().delete_model(request, obj)
+        papers_changed(paper_ids, mark_edited=True, author_names=True)
+
+    def delete_queryset(self, request, queryset):
+        paper_ids = self._paper_ids(queryset)
+        super().delete_queryset(request, queryset)
+        papers_changed(paper_ids, mark_edited=True, author_names=True)
+
+
+@admin.register(PaperAuthor)
+class PaperAuthorAdmin(PaperRowsAdmin):
+    changes_author_names = True
+    list_display = ("paper", "position", "author")
+    list_select_related = ("paper", "author")
+    search_fields = ("author__name", "paper__slug__exact")
+    search_help_text = "An author's name, or a paper's exact slug."
+    autocomplete_fields = ("paper", "author")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+@admin.register(Repository)
+class RepositoryAdmin(RecordAdmin):
+    list_display = ("url", "host", "owner", "name", "licence", "reachability", "stars")
+    list_filter = ("host", "reach_status", "edited_in_admin")
+    search_fields = ("url", "owner", "name")
+    readonly_fields = ("host", "owner", "name")
+    show_full_result_count = False
+
+    @admin.display(description="reachability", ordering="reach_status")
+    def reachability(self, obj):
+        return label_for(ReachStatus, obj.reach_status)
+
+
+@admin.register(CodeLink)
+class CodeLinkAdmin(PaperRowsAdmin, RecordAdmin):
+    # A code link has its own edit flag (the links import checks it), so editing one
+    # does not lock the whole paper.
+    marks_paper_edited = False
+    list_display = ("paper", "repository", "is_official", "framework", "position")
+    list_select_related = ("paper", "repository")
+    list_filter = ("framework", "is_official", "edited_in_admin")
+    search_fields = ("repository__url", "paper__slug__exact")
+    search_help_text = "Part of a repository URL, or a paper's exact slug."
+    autocomplete_fields = ("paper", "repository")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+@admin.register(RelatedPaper)
+class RelatedPaperAdmin(admin.ModelAdmin):
+    list_display = ("paper", "rank", "related", "score", "hidden")
+    list_select_related = ("paper", "related")
+    list_filter = ("hidden",)
+    search_fields = ("paper__slug__exact",)
+    search_help_text = "A paper's exact slug."
+    autocomplete_fields = ("paper", "related")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+# --- the execution report -----------------------------------------------------------
+
+
+@admin.register(Sample)
+class SampleAdmin(PaperRowsAdmin):
+    list_display = (
+        "repo",
+        "path",
+        "entry",
+        "paper",
+        "status_label",
+        "contract_check_label",
+        "repo_kind_label",
+        "language",
+    )
+    list_select_related = ("paper",)
+    # Free-form values from the archive: plain field filters list the values present.
+    list_filter = ("status", "contract_check", "language", "repo_kind")
+    search_fields = ("repo", "path", "entry")
+    search_help_text = "Part of the repository (owner/name), the file path or the entry point."
+    readonly_fields = ("status_label", "contract_check_label", "repo_kind_label")
+    autocomplete_fields = ("paper", "repository")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+    @admin.display(description="status", ordering="status")
+    def status_label(self, obj):
+        return obj.status_label
+
+    @admin.display(description="contract check", ordering="contract_check")
+    def contract_check_label(self, obj):
+        return obj.contract_check_label
+
+    @admin.display(description="repository kind", ordering="repo_kind")
+    def repo_kind_label(self, obj):
+        return obj.repo_kind_label
+
+
+@admin.register(ReportRepository)
+class ReportRepositoryAdmin(PaperRowsAdmin):
+    list_display = ("paper", "position", "repository", "provenance")
+    list_select_related = ("paper", "repository")
+    search_fields = ("repository__url", "paper__slug__exact")
+    search_help_text = "Part of a repository URL, or a paper's exact slug."
+    autocomplete_fields = ("paper", "repository")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+# --- tasks, methods, datasets -------------------------------------------------------
+
+
+class SubtaskInline(admin.TabularInline):
+    model = TaskEdge
+    fk_name = "parent"
+    fields = ("position", "child")
+    autocomplete_fields = ("child",)
+    extra = 0
+    verbose_name = "subtask"
+    verbose_name_plural = "subtasks"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("parent", "child")
+
+
+class ParentTaskInline(admin.TabularInline):
+    model = TaskEdge
+    fk_name = "child"
+    fields = ("parent", "position")
+    autocomplete_fields = ("parent",)
+    extra = 0
+    verbose_name = "parent task"
+    verbose_name_plural = "parent tasks"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("parent", "child")
+
+
+@admin.register(Task)
+class TaskAdmin(RecordAdmin):
+    list_display = ("name", "slug", "hidden")
+    list_filter = ("hidden", "edited_in_admin")
+    search_fields = ("name", "slug")
+    inlines = (ParentTaskInline, SubtaskInline)
+
+
+@admin.register(TaskEdge)
+class TaskEdgeAdmin(admin.ModelAdmin):
+    list_display = ("parent", "child", "position")
+    list_select_related = ("parent", "child")
+    search_fields = ("parent__name", "child__name")
+    autocomplete_fields = ("parent", "child")
+
+
+@admin.register(Collection)
+class CollectionAdmin(RecordAdmin):
+    list_display = ("name", "slug", "area")
+    list_filter = ("area", "edited_in_admin")
+    search_fields = ("name", "slug")
+
+
+@admin.register(Method)
+class MethodAdmin(RecordAdmin):
+    list_display = ("name", "slug", "introduced_year", "year_uncertain", "num_papers", "hidden")
+    list_filter = ("hidden", "year_uncertain", "edited_in_admin")
+    search_fields = ("name", "slug")
+    autocomplete_fields = ("introduced_by", "collections")
+
+
+@admin.register(Dataset)
+class DatasetAdmin(RecordAdmin):
+    list_display = ("name", "slug", "introduced_date", "date_uncertain", "num_papers", "hidden")
+    list_filter = ("hidden", "date_uncertain", "edited_in_admin")
+    search_fields = ("name", "slug")
+    autocomplete_fields = ("introduced_by", "tasks")
+
+
+@admin.register(PaperTask)
+class PaperTaskAdmin(PaperRowsAdmin):
+    list_display = ("paper", "position", "task")
+    list_select_related = ("paper", "task")
+    search_fields = ("task__name", "paper__slug__exact")
+    search_help_text = "A task's name, or a paper's exact slug."
+    autocomplete_fields = ("paper", "task")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+@admin.register(PaperMethod)
+class PaperMethodAdmin(PaperRowsAdmin):
+    list_display = ("paper", "position", "method")
+    list_select_related = ("paper", "method")
+    search_fields = ("method__name", "paper__slug__exact")
+    search_help_text = "A method's name, or a paper's exact slug."
+    autocomplete_fields = ("paper", "method")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+@admin.register(PaperDataset)
+class PaperDatasetAdmin(PaperRowsAdmin):
+    list_display = ("paper", "position", "dataset")
+    list_select_related = ("paper", "dataset")
+    search_fields = ("dataset__name", "paper__slug__exact")
+    search_help_text = "A dataset's name, or a paper's exact slug."
+    autocomplete_fields = ("paper", "dataset")
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+# --- leaderboards -------------------------------------------------------------------
+
+
+class LeaderboardMetricInline(admin.TabularInline):
+    model = LeaderboardMetric
+    fields = ("position", "name", "lower_is_better", "is_lower_better")
+    readonly_fields = ("is_lower_better",)
+    ordering = ("position",)
+    extra = 0
+
+
+class LeaderboardRowInline(admin.TabularInline):
+    model = LeaderboardRow
+    fields = ("position", "row_key", "model_name", "paper", "paper_title", "metrics")
+    ordering = ("position", "id")
+    raw_id_fields = ("paper",)
+    extra = 0
+    show_change_link = True
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("leaderboard__task", "leaderboard__dataset")
+        )
+
+
+@admin.register(Leaderboard)
+class LeaderboardAdmin(RecordAdmin):
+    list_display = ("__str__", "task", "dataset", "parent", "position")
+    list_select_related = ("task", "dataset", "parent__task", "parent__dataset")
+    list_filter = ("edited_in_admin",)
+    search_fields = ("task__name", "dataset__name")
+    autocomplete_fields = ("task", "dataset", "parent")
+    inlines = (LeaderboardMetricInline, LeaderboardRowInline)
+
+
+@admin.register(LeaderboardMetric)
+class LeaderboardMetricAdmin(admin.ModelAdmin):
+    list_display = ("name", "leaderboard", "position", "lower_is_better", "is_lower_better")
+    list_select_related = ("leaderboard__task", "leaderboard__dataset")
+    list_filter = ("lower_is_better",)
+    search_fields = ("name",)
+    readonly_fields = ("is_lower_better",)
+    autocomplete_fields = ("leaderboard",)
+
+    @admin.display(boolean=True, description="lower is better (as used)")
+    def is_lower_better(self, obj):
+        return obj.is_lower_better
+
+
+@admin.register(LeaderboardRow)
+class LeaderboardRowAdmin(RecordAdmin):
+    list_display = ("model_name", "leaderboard", "paper", "position")
+    list_select_related = ("leaderboard__task", "leaderboard__dataset", "paper")
+    list_filter = ("uses_additional_data", "edited_in_admin")
+    search_fields = ("model_name", "paper_title")
+    readonly_fields = ("metric_values",)
+    autocomplete_fields = ("leaderboard",)
+    raw_id_fields = ("paper",)
+    ordering = ("-id",)
+    show_full_result_count = False
+
+
+admin.site.site_header = "Code with Papers admin"
+admin.site.site_title = "Code with Papers admin"
+admin.site.index_title = "Papers, code and execution reports"

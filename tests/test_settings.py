@@ -1,0 +1,102 @@
+"""Settings come from the environment, and a bad value stops start-up with a message
+naming the variable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from codewithpapers.env import parse_database_url
+
+ROOT = Path(__file__).resolve().parent.parent
+KNOBS = ("DEBUG", "SECRET_KEY", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS", "ALLOWED_HOSTS")
+
+
+SECRET = {"SECRET_KEY": "a-test-secret-key-that-is-long-enough-0123456789"}
+BAD = {
+    "debug": ({"DEBUG": "maybe", **SECRET}, "DEBUG"),
+    "database-scheme": ({"DATABASE_URL": "mysql://x", **SECRET}, "DATABASE_URL"),
+    "database-port": ({"DATABASE_URL": "postgres://h:notaport/db", **SECRET}, "DATABASE_URL"),
+    "secret-key": ({"DEBUG": "false"}, "SECRET_KEY"),
+    "csrf-origins": ({"CSRF_TRUSTED_ORIGINS": "example.com", **SECRET}, "CSRF_TRUSTED_ORIGINS"),
+}
+GOOD = {"DEBUG": "false", **SECRET}
+
+
+@pytest.fixture(scope="module")
+def start_ups() -> dict[str, tuple[int, str]]:
+    """Each case's `django.setup()` in a fresh interpreter (not under pytest, so not
+    TESTING), all started at once: case -> (exit status, stderr)."""
+    base = {k: v for k, v in os.environ.items() if k not in KNOBS}
+    base["DJANGO_SETTINGS_MODULE"] = "codewithpapers.settings"
+    cases = {"good": GOOD} | {name: env for name, (env, _) in BAD.items()}
+    running = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", "import django; django.setup()"],
+            cwd=ROOT,
+            env=base | env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, env in cases.items()
+    }
+    results = {}
+    for name, process in running.items():
+        _, stderr = process.communicate(timeout=60)
+        results[name] = (process.returncode, stderr)
+    return results
+
+
+def test_django_starts_with_good_settings(start_ups):
+    status, stderr = start_ups["good"]
+    assert status == 0, stderr
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_a_bad_setting_stops_start_up_naming_the_variable(start_ups, case):
+    status, stderr = start_ups[case]
+    variable = BAD[case][1]
+    assert status != 0
+    # The last line is the error itself; the traceback above it quotes settings.py,
+    # which names every variable.
+    error = stderr.strip().splitlines()[-1]
+    assert error.startswith("django.core.exceptions.ImproperlyConfigured:"), stderr
+    assert variable in error
+
+
+def test_sqlite_url_with_a_relative_path_is_under_the_project(tmp_path):
+    db = parse_database_url("sqlite:///data/db.sqlite3", base_dir=tmp_path)
+    assert db["ENGINE"] == "django.db.backends.sqlite3"
+    assert db["NAME"] == str((tmp_path / "data" / "db.sqlite3").resolve())
+    assert db["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in db["OPTIONS"]["init_command"]
+
+
+def test_sqlite_url_with_an_absolute_path_keeps_it(tmp_path):
+    db = parse_database_url("sqlite:////var/lib/cwp/db.sqlite3", base_dir=tmp_path)
+    assert db["NAME"] == "/var/lib/cwp/db.sqlite3"
+
+
+def test_postgres_url_with_credentials_port_and_options(tmp_path):
+    db = parse_database_url(
+        "postgres://cwp:s%40cret@db.example.org:6543/codewithpapers?sslmode=require",
+        base_dir=tmp_path,
+    )
+    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"]) == ("codewithpapers", "cwp", "s@cret")
+    assert (db["HOST"], db["PORT"]) == ("db.example.org", "6543")
+    assert db["OPTIONS"]["sslmode"] == "require"
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://x", "postgres://h:notaport/db", "postgres://h:5432/", "sqlite://"]
+)
+def test_unusable_database_urls_are_refused_by_name(tmp_path, url):
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
+        parse_database_url(url, base_dir=tmp_path)
