@@ -59,7 +59,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) -> dict:
-    """Turn `sqlite:///path` or `postgres://user:pass@host:port/db?opt=v` into a DATABASES entry."""
+    """`sqlite:///path` or `postgres://user:pass@host:port/db?opt=v` as a DATABASES entry."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme == "sqlite":

@@ -16,7 +16,9 @@ class SampleStatus(models.TextChoices):
 
 
 STATUS_EXPLANATIONS = {
-    SampleStatus.RAN: "The function ran to completion on synthesized inputs; no contract was checked.",
+    SampleStatus.RAN: (
+        "The function ran to completion on synthesized inputs; no contract was checked."
+    ),
     SampleStatus.RAN_HONOURS: (
         "The function ran and its outputs honoured the contract drafted for it "
         "(types, shapes and metamorphic relations)."
