@@ -108,16 +108,42 @@ def insert_rows(
         names, rows = full_rows(model, names, rows)
     fields = _columns(model, names)
     quote = connection.ops.quote_name
-    sql = (
-        f"INSERT INTO {quote(model._meta.db_table)} "
-        f"({', '.join(quote(f.column) for f in fields)}) "
-        f"VALUES ({', '.join(_placeholder(f) for f in fields)})"
-    )
+    table = quote(model._meta.db_table)
+    columns = ", ".join(quote(f.column) for f in fields)
+    prepared = _prepare(fields, rows)
+    if connection.vendor == "postgresql":
+        _copy_in(table, columns, prepared, ignore_conflicts=ignore_conflicts)
+        return len(rows)
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({', '.join(_placeholder(f) for f in fields)})"
     if ignore_conflicts:
         sql += " ON CONFLICT DO NOTHING"
     with connection.cursor() as cursor:
-        cursor.executemany(sql, _prepare(fields, rows))
+        cursor.executemany(sql, prepared)
     return len(rows)
+
+
+def _copy_in(table: str, columns: str, rows: list[tuple], *, ignore_conflicts: bool) -> None:
+    """PostgreSQL: COPY the rows in (through a temporary staging table when conflicts
+    must be skipped, since COPY itself cannot skip them)."""
+    with connection.cursor() as wrapper:
+        cursor = wrapper.cursor  # psycopg's own cursor, for its COPY support
+        target = table
+        if ignore_conflicts:
+            target = "papers_copy_staging"
+            cursor.execute(f"DROP TABLE IF EXISTS {target}")
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE {target} ON COMMIT DROP AS "
+                f"SELECT {columns} FROM {table} WITH NO DATA"
+            )
+        with cursor.copy(f"COPY {target} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        if ignore_conflicts:
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {target} "
+                "ON CONFLICT DO NOTHING"
+            )
+            cursor.execute(f"DROP TABLE {target}")
 
 
 def update_rows(
