@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from django.db import models
+from django.db import connection, models
 from django.utils import timezone
 
 from papers.archive import normalise as n
@@ -181,22 +181,19 @@ class Loader:
             merged[paper.slug] = _merge_incoming(merged.get(paper.slug), paper)
         if not merged:
             return {}
-        existing = {
-            row["slug"]: row
-            for row in _in(
-                Paper,
-                "slug",
-                merged,
-                "id",
-                "slug",
-                "source_rank",
-                "edited_in_admin",
-                "author_names",
-                *PAPER_FIELDS,
-            )
-        }
-        lists = self._current_lists([row["id"] for row in existing.values()])
-        old_text: dict[int, tuple] = {}
+        # Only the columns this batch can write are read back and compared: a links
+        # file (stubs) never reads abstracts.
+        written = [f for f in PAPER_FIELDS if any(f in p.fields for p in merged.values())]
+        if "published" not in written:
+            written.append("published")  # date_uncertain is derived from it
+        only = ["id", "slug", "source_rank", "edited_in_admin", "author_names", *written]
+        existing = {row["slug"]: row for row in _in(Paper, "slug", merged, *only)}
+        wanted_lists = [
+            name
+            for name in ("authors", "tasks", "methods")
+            if any(getattr(p, name) for p in merged.values())
+        ]
+        lists = self._current_lists([row["id"] for row in existing.values()], wanted_lists)
         defaults = PAPER_DEFAULTS
         new, changed, ids = [], [], {}
         replace_lists: dict[str, dict[str, list[str]]] = {}
@@ -249,8 +246,7 @@ class Loader:
             if row["edited_in_admin"] and not self.overwrite_edits:
                 self.stats.add("Paper", "left_alone")
                 continue
-            old_text[row["id"]] = (row["id"], row["title"], row["abstract"], row["author_names"])
-            full = {f: row[f] for f in PAPER_FIELDS} | values
+            full = {f: row[f] for f in written} | values
             names = row["author_names"] if author_names is None else author_names
             changed.append(
                 (
@@ -258,7 +254,7 @@ class Loader:
                     uncertain_date(full["published"]),
                     names,
                     self.now,
-                    *(full[f] for f in PAPER_FIELDS),
+                    *(full[f] for f in written),
                     row["id"],
                 )
             )
@@ -271,33 +267,41 @@ class Loader:
                 ids.update((row["slug"], row["id"]) for row in created)
                 index.add([row["id"] for row in created])
             if changed:
+                if search_index.needs_old_text():
+                    index.change(_old_text([row[-1] for row in changed]))
                 update_rows(
                     Paper,
-                    ["source_rank", "date_uncertain", "author_names", "updated_at", *PAPER_FIELDS],
+                    ["source_rank", "date_uncertain", "author_names", "updated_at", *written],
                     changed,
                 )
-                index.change([old_text[row[-1]] for row in changed])
         self.stats.add("Paper", "created", len(new))
         self.stats.add("Paper", "updated", len(changed))
         self.touched_papers.update(ids.values())
         self._replace_lists({ids[s]: lists_ for s, lists_ in replace_lists.items() if lists_})
         return ids
 
-    def _current_lists(self, paper_ids: list[int]) -> dict[str, dict[int, list[str]]]:
+    def _current_lists(
+        self, paper_ids: list[int], names: list[str]
+    ) -> dict[str, dict[int, list[str]]]:
+        """{"authors": {paper_id: [name, …]}, …}: each paper's lists in order."""
         out: dict[str, dict[int, list[str]]] = {"authors": {}, "tasks": {}, "methods": {}}
-        for model, name, attr in (
-            (PaperAuthor, "authors", "author__name"),
-            (PaperTask, "tasks", "task__name"),
-            (PaperMethod, "methods", "method__name"),
-        ):
-            for part in chunks(paper_ids):
-                rows = (
-                    model.objects.filter(paper_id__in=part)
-                    .order_by("paper_id", "position")
-                    .values_list("paper_id", attr)
-                )
-                for paper_id, value in rows:
-                    out[name].setdefault(paper_id, []).append(value)
+        tables = {
+            "authors": ("papers_paperauthor", "papers_author", "author_id"),
+            "tasks": ("papers_papertask", "papers_task", "task_id"),
+            "methods": ("papers_papermethod", "papers_method", "method_id"),
+        }
+        with connection.cursor() as cursor:
+            for name in names:
+                link, target, fk = tables[name]
+                for part in chunks(paper_ids):
+                    cursor.execute(
+                        f"SELECT l.paper_id, t.name FROM {link} l JOIN {target} t "
+                        f"ON t.id = l.{fk} WHERE l.paper_id IN ({', '.join(['%s'] * len(part))}) "
+                        "ORDER BY l.paper_id, l.position",
+                        part,
+                    )
+                    for paper_id, value in cursor.fetchall():
+                        out[name].setdefault(paper_id, []).append(value)
         return out
 
     def _replace_lists(self, changes: dict[int, dict[str, list[str]]]) -> None:
@@ -626,6 +630,12 @@ class Loader:
         ids = sorted(self.touched_papers)
         for part in chunks(ids):
             Paper.objects.filter(id__in=part).refresh_counts()
+
+
+def _old_text(paper_ids: list[int]) -> list[tuple[int, str, str, str]]:
+    """What the full-text index holds for these papers, before they change."""
+    rows = select_rows(Paper, "id", paper_ids, ["id", "title", "abstract", "author_names"])
+    return [(r["id"], r["title"], r["abstract"], r["author_names"]) for r in rows]
 
 
 def _merge_incoming(first: PaperIn | None, second: PaperIn) -> PaperIn:

@@ -27,6 +27,12 @@ class _Batch:
         self.changed.extend(old_rows)
 
 
+def needs_old_text() -> bool:
+    """Whether changed papers' previous text must be handed to the batch (FTS5's
+    external-content 'delete' needs it)."""
+    return connection.vendor == "sqlite"
+
+
 @contextmanager
 def bulk_writes() -> Iterator[_Batch]:
     batch = _Batch()
