@@ -379,7 +379,9 @@ def _parse_sample(raw: dict, where: str, position: int) -> dict[str, Any]:
         "behaviour_fingerprint": n.optional_flag(
             raw.get("behaviour_fingerprint"), f"{where}.behaviour_fingerprint"
         ),
-        "licence": n.one_line(raw.get("licence"), f"{where}.licence", max_length=100),
+        "licence": None
+        if raw.get("licence") is None
+        else n.one_line(raw.get("licence"), f"{where}.licence", max_length=100),
         "inline_ok": n.optional_flag(raw.get("inline_ok"), f"{where}.inline_ok"),
         "code_sha256_prefix": n.one_line(
             raw.get("code_sha256_prefix"), f"{where}.code_sha256_prefix", max_length=64

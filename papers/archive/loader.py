@@ -219,7 +219,7 @@ class Loader:
                     given = list(first.values())
                 have = lists[name].get(current.get("id"), []) if row else []
                 outranks = paper.rank >= rank or not have
-                if given and outranks and _slugs(name, given) != _slugs(name, have):
+                if given and outranks and given != have:
                     new_lists[name] = given
             new_rank = max(rank, paper.rank)
             author_names = ", ".join(new_lists["authors"]) if "authors" in new_lists else None
@@ -295,7 +295,8 @@ class Loader:
                 link, target, fk = tables[name]
                 for part in chunks(paper_ids):
                     cursor.execute(
-                        f"SELECT l.paper_id, t.name FROM {link} l JOIN {target} t "
+                        f"SELECT l.paper_id, COALESCE(NULLIF(l.name, ''), t.name) "
+                        f"FROM {link} l JOIN {target} t "
                         f"ON t.id = l.{fk} WHERE l.paper_id IN ({', '.join(['%s'] * len(part))}) "
                         "ORDER BY l.paper_id, l.position",
                         part,
@@ -327,9 +328,9 @@ class Loader:
                     if target is None or (name != "authors" and (paper_id, target) in seen):
                         continue  # a task named twice on one paper is one link
                     seen.add((paper_id, target))
-                    rows.append((paper_id, position, target))
+                    rows.append((paper_id, position, target, value))
                     position += 1
-            insert_rows(model, ["paper_id", "position", fk], rows)
+            insert_rows(model, ["paper_id", "position", fk, "name"], rows)
 
     # --- links --------------------------------------------------------------------------
 
@@ -466,20 +467,29 @@ class Loader:
         self.stats.add("Sample", "created", len(new) - updated)
 
     def _introduced(self, records, paper_ids) -> None:
+        """Point the datasets and methods a record says it introduces at its paper: by
+        exact name first (so "PatchAttn" and "patchattn" stay two methods when the
+        methods file has both), else by slug, creating a stub when neither exists."""
         for name, model in (("datasets_introduced", Dataset), ("methods_introduced", Method)):
-            wanted = {
-                n.slug_of(item): (item, paper_ids[r.paper.slug])
+            wanted = [
+                (item, paper_ids[r.paper.slug])
                 for r in records
                 for item in getattr(r, name)
                 if n.slug_of(item)
-            }
+            ]
             if not wanted:
                 continue
-            self.upsert(
-                model, "slug", {s: {"name": v[0]} for s, v in wanted.items()}, fill_only=True
+            by_name = {
+                row["name"]: row["id"]
+                for row in select_rows(model, "name", [w[0] for w in wanted], ["id", "name"])
+            }
+            missing = {n.slug_of(item): item for item, _ in wanted if item not in by_name}
+            by_slug = self.upsert(
+                model, "slug", {s: {"name": v} for s, v in missing.items()}, fill_only=True
             )
-            for slug, (_, paper_id) in wanted.items():
-                stale = model.objects.filter(slug=slug).exclude(introduced_by_id=paper_id)
+            for item, paper_id in wanted:
+                target = by_name.get(item) or by_slug.get(n.slug_of(item))
+                stale = model.objects.filter(pk=target).exclude(introduced_by_id=paper_id)
                 if not self.overwrite_edits:
                     stale = stale.filter(edited_in_admin=False)
                 stale.update(introduced_by_id=paper_id, updated_at=self.now)
@@ -653,10 +663,6 @@ def _merge_incoming(first: PaperIn | None, second: PaperIn) -> PaperIn:
         tasks=high.tasks or low.tasks,
         methods=high.methods or low.methods,
     )
-
-
-def _slugs(kind: str, names: list[str]) -> list[str]:
-    return [_slug(kind, name) for name in names]
 
 
 @functools.lru_cache(maxsize=200_000)

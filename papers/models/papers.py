@@ -202,6 +202,9 @@ class PaperAuthor(models.Model):
     paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
     position = models.PositiveSmallIntegerField()
+    name = models.CharField(
+        max_length=500, blank=True, help_text="The name as this paper's record spells it."
+    )
 
     objects = PaperAuthorManager()
 

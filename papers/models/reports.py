@@ -53,7 +53,7 @@ class Sample(models.Model):
     )
     metamorphic_tier = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     behaviour_fingerprint = models.BooleanField(null=True, blank=True)
-    licence = models.CharField(max_length=100, blank=True)
+    licence = models.CharField(max_length=100, null=True, blank=True)  # noqa: DJ001 (null kept)
     inline_ok = models.BooleanField(null=True, blank=True)
     code_sha256_prefix = models.CharField(max_length=64, blank=True)
     mcp_code_sha256 = models.CharField(

@@ -196,6 +196,9 @@ class PaperTask(models.Model):
     paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="task_links")
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="paper_links")
     position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
+    name = models.CharField(
+        max_length=500, blank=True, help_text="The name as this paper's record spells it."
+    )
 
     objects = PaperTaskManager()
 
@@ -220,6 +223,9 @@ class PaperMethod(models.Model):
     paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="method_links")
     method = models.ForeignKey(Method, on_delete=models.CASCADE, related_name="paper_links")
     position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
+    name = models.CharField(
+        max_length=500, blank=True, help_text="The name as this paper's record spells it."
+    )
 
     objects = PaperMethodManager()
 
