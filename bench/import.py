@@ -87,14 +87,24 @@ def main() -> None:
     scratch.mkdir(parents=True, exist_ok=True)
 
     rows = []
+
+    def report(row):  # print each result as it lands, so a long run keeps its figures
+        rows.append(row)
+        engine, path, records, seconds, rss = row
+        print(
+            f"{engine}: {path}: {records:,} records, {seconds:.1f} s, "
+            f"{records / seconds:,.0f} records/s, peak RSS {rss:,} MB",
+            flush=True,
+        )
+
     for engine in args.engines.split(","):
         env = database_env(engine, scratch, args.pg_url)
         command = [PYTHON, "manage.py", "import_archive", str(papers), str(links), "-v", "1"]
         seconds, rss, output = run(command, env)
         records = _records(output)
-        rows.append((engine, "import_archive, empty database", records, seconds, rss))
+        report((engine, "import_archive, empty database", records, seconds, rss))
         seconds, rss, output = run(command, env)
-        rows.append((engine, "import_archive again, unchanged", _records(output), seconds, rss))
+        report((engine, "import_archive again, unchanged", _records(output), seconds, rss))
 
         env = database_env(engine, scratch, args.pg_url)
         naive = [
@@ -108,7 +118,7 @@ def main() -> None:
         seconds, rss, output = run(naive, env)
         subset = args.naive + int(output.split(" papers ")[1].split(" links")[0])
         full = seconds * records / subset
-        rows.append((engine, f"naive save() on {subset:,}, extrapolated", records, full, rss))
+        report((engine, f"naive save() on {subset:,}, extrapolated", records, full, rss))
         first, naive_full = rows[-3][3], rows[-1][3]
         print(
             f"{engine}: import_archive is {naive_full / first:.1f}x faster than the naive path",

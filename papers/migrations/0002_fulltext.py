@@ -3,7 +3,7 @@
 SQLite: an FTS5 external-content table over title, abstract and author names, kept in
 sync with papers_paper by triggers (porter stemming, diacritics folded, prefix indexes
 for type-ahead). PostgreSQL: a stored generated tsvector weighing title (A) over
-abstract (B) over authors (C), with a GIN index.
+abstract (B) over authors (C), kept by a trigger on those columns, with a GIN index.
 """
 
 from django.db import migrations
@@ -54,15 +54,27 @@ POSTGRES_FORWARD = [
     "CREATE TEXT SEARCH CONFIGURATION cwp_simple (COPY = simple)",
     """ALTER TEXT SEARCH CONFIGURATION cwp_simple
         ALTER MAPPING FOR hword, hword_part, word WITH unaccent, simple""",
-    """ALTER TABLE papers_paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('cwp_english'::regconfig, coalesce(title, '')), 'A') ||
-        setweight(to_tsvector('cwp_english'::regconfig, coalesce(abstract, '')), 'B') ||
-        setweight(to_tsvector('cwp_english'::regconfig, coalesce(author_names, '')), 'C')
-    ) STORED""",
+    # A column kept by a BEFORE trigger that fires only when the indexed text changes
+    # (a stored generated column would be recomputed on every UPDATE, counts included).
+    "ALTER TABLE papers_paper ADD COLUMN search_vector tsvector",
+    """CREATE FUNCTION papers_paper_search_vector() RETURNS trigger AS $$
+    BEGIN
+        NEW.search_vector :=
+            setweight(to_tsvector('cwp_english'::regconfig, coalesce(NEW.title, '')), 'A') ||
+            setweight(to_tsvector('cwp_english'::regconfig, coalesce(NEW.abstract, '')), 'B') ||
+            setweight(to_tsvector('cwp_english'::regconfig, coalesce(NEW.author_names, '')), 'C');
+        RETURN NEW;
+    END
+    $$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER papers_paper_search_vector
+    BEFORE INSERT OR UPDATE OF title, abstract, author_names ON papers_paper
+    FOR EACH ROW EXECUTE FUNCTION papers_paper_search_vector()""",
     "CREATE INDEX papers_paper_search_gin ON papers_paper USING gin (search_vector)",
 ]
 POSTGRES_BACKWARD = [
     "DROP INDEX IF EXISTS papers_paper_search_gin",
+    "DROP TRIGGER IF EXISTS papers_paper_search_vector ON papers_paper",
+    "DROP FUNCTION IF EXISTS papers_paper_search_vector()",
     "ALTER TABLE papers_paper DROP COLUMN IF EXISTS search_vector",
     "DROP TEXT SEARCH CONFIGURATION IF EXISTS cwp_simple",
     "DROP TEXT SEARCH CONFIGURATION IF EXISTS cwp_english",

@@ -5,7 +5,6 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import models
-from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.text import slugify
 
@@ -36,22 +35,49 @@ class PaperQuerySet(models.QuerySet):
         )
 
     def refresh_counts(self) -> int:
-        """Recompute the denormalised counts of these papers from their links and samples."""
-        links = CodeLink.objects.filter(paper=models.OuterRef("pk"))
-        official = links.filter(is_official=True)
+        """Recompute the denormalised counts of these papers from their links and samples,
+        writing only the rows whose counts changed. Returns how many changed."""
         from papers.models.reports import Sample
 
-        samples = Sample.objects.filter(paper=models.OuterRef("pk"))
-
-        def count(rows):
-            counted = rows.order_by().values("paper").annotate(n=models.Count("pk")).values("n")
-            return Coalesce(models.Subquery(counted[:1], output_field=models.IntegerField()), 0)
-
-        return self.update(
-            code_link_count=count(links),
-            has_official_code=models.Exists(official),
-            sample_count=count(samples),
+        changed = []
+        ids = list(self.values_list("id", flat=True))
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            links = dict(
+                CodeLink.objects.filter(paper_id__in=part)
+                .values_list("paper_id")
+                .annotate(n=models.Count("id"))
+                .order_by()
+            )
+            official = set(
+                CodeLink.objects.filter(paper_id__in=part, is_official=True).values_list(
+                    "paper_id", flat=True
+                )
+            )
+            samples = dict(
+                Sample.objects.filter(paper_id__in=part)
+                .values_list("paper_id")
+                .annotate(n=models.Count("id"))
+                .order_by()
+            )
+            current = Paper.objects.filter(id__in=part).values_list(
+                "id", "code_link_count", "has_official_code", "sample_count"
+            )
+            for pk, n_links, has_official, n_samples in current:
+                fresh = (links.get(pk, 0), pk in official, samples.get(pk, 0))
+                if fresh != (n_links, has_official, n_samples):
+                    changed.append(
+                        Paper(
+                            id=pk,
+                            code_link_count=fresh[0],
+                            has_official_code=fresh[1],
+                            sample_count=fresh[2],
+                        )
+                    )
+        Paper.objects.bulk_update(
+            changed, ["code_link_count", "has_official_code", "sample_count"], batch_size=500
         )
+        return len(changed)
 
 
 class PaperManager(SlugManager.from_queryset(PaperQuerySet)):
