@@ -233,6 +233,20 @@ SAMPLE_FACETS = [
 ]
 
 
+def _chip_options(key: str, counts, chosen: dict[str, str]) -> list[dict]:
+    """Filter chips for one field: each value with its count, whether it is chosen, and
+    the query string that toggles it (keeping the other filters)."""
+    options = []
+    for value, n in counts:
+        query = {**chosen, key: value}
+        if chosen.get(key) == value:
+            query.pop(key)
+        options.append(
+            {"value": value, "n": n, "active": chosen.get(key) == value, "query": urlencode(query)}
+        )
+    return options
+
+
 def _samples_context(paper: Paper, params) -> dict | None:
     """The paper's samples, the chosen filters, and chips counting every value."""
     form = SampleFilterForm(params)
@@ -246,19 +260,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
         counts = Counter(getattr(s, key) or "" for s in samples)
         counts.pop("", None)
         if counts:
-            options = []
-            for value, n in counts.most_common():
-                query = {**chosen, key: value}
-                if chosen.get(key) == value:
-                    query.pop(key)
-                options.append(
-                    {
-                        "value": value,
-                        "n": n,
-                        "active": chosen.get(key) == value,
-                        "query": urlencode(query),
-                    }
-                )
+            options = _chip_options(key, counts.most_common(), chosen)
             chips.append({"key": key, "label": label, "options": options})
     return {
         "samples": shown,
@@ -399,19 +401,7 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
             .annotate(n=Count("id"))
             .order_by("-n", key)
         )
-        options = []
-        for value, n in counts:
-            query = {**chosen, key: value}
-            if chosen.get(key) == value:
-                query.pop(key)
-            options.append(
-                {
-                    "value": value,
-                    "n": n,
-                    "active": chosen.get(key) == value,
-                    "query": urlencode(query),
-                }
-            )
+        options = _chip_options(key, counts, chosen)
         facets.append({"key": key, "label": label, "options": options})
     offset = (page_number - 1) * SAMPLES_PER_PAGE
     rows = list(
