@@ -111,7 +111,9 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
     )
 
 
-def parse_cache_url(url: str, *, name: str = "CACHE_URL", timeout: int) -> dict:
+def parse_cache_url(
+    url: str, *, name: str = "CACHE_URL", timeout: int, key_prefix: str = "cwp"
+) -> dict:
     """`locmem://` (one process's memory) or `redis://host:6379/0` as a CACHES entry.
 
     Redis is Django's built-in RedisCache; its socket timeouts are short so that a
@@ -138,7 +140,7 @@ def parse_cache_url(url: str, *, name: str = "CACHE_URL", timeout: int) -> dict:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
             "TIMEOUT": timeout,
-            "KEY_PREFIX": "cwp",
+            "KEY_PREFIX": key_prefix,
             "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5},
         }
     if scheme == "dummy":

@@ -35,9 +35,12 @@ from codewithpapers.routers import reading_from_replicas
 request_log = logging.getLogger("codewithpapers.requests")
 logger = logging.getLogger(__name__)
 
-# The htmx request headers a page's content can depend on (fragment or whole page, and
-# which element asked): cached pages vary on them so fragments and pages never mix.
-HTMX_VARY = ("HX-Request", "HX-History-Restore-Request", "HX-Trigger")
+# The request headers a cached page's content can depend on: the htmx ones (fragment or
+# whole page, and which element asked), so fragments and pages never mix, and Cookie
+# (the signed-in user). Every cached response varies on the same list: Django keeps one
+# header list per URL, and a fragment that did not vary on Cookie would otherwise make
+# the next page lookup miss.
+CACHE_VARY = ("Cookie", "HX-Request", "HX-History-Restore-Request", "HX-Trigger")
 
 
 class _QueryCounter:
@@ -210,7 +213,7 @@ class PageCacheMiddleware:
             return self._conditional(request, cached)
         response = self.get_response(request)
         if request.method == "GET" and _cacheable_response(response):
-            patch_vary_headers(response, HTMX_VARY)
+            patch_vary_headers(response, CACHE_VARY)
             try:
                 key = learn_cache_key(request, response, settings.CACHE_TTL, prefix, cache)
                 if hasattr(response, "render") and callable(response.render):

@@ -231,7 +231,13 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 10
 # PageCacheMiddleware; every import and every admin save or delete bumps the cache
 # version (codewithpapers.cache), so nothing stale outlives a change.
 CACHE_TTL = env_int("CACHE_TTL", 600, minimum=1)
-CACHES = {"default": parse_cache_url(env_str("CACHE_URL", "locmem://"), timeout=CACHE_TTL)}
+CACHES = {
+    "default": parse_cache_url(
+        env_str("CACHE_URL", "locmem://"),
+        timeout=CACHE_TTL,
+        key_prefix=env_str("CACHE_KEY_PREFIX", "cwp"),
+    )
+}
 # Paths the page cache never stores (prefixes).
 PAGE_CACHE_EXCLUDE = ["/admin/", "/healthz", "/static/"]
 # Writes under these prefixes (the admin's forms and actions) invalidate the page cache.
