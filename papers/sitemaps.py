@@ -21,10 +21,11 @@ LIMIT = 10_000
 class ArchiveSitemap(Sitemap):
     limit = LIMIT
 
-    def get_protocol(self, protocol=None):
-        if settings.SITE_URL:
-            return urlsplit(settings.SITE_URL).scheme
-        return super().get_protocol(protocol)
+    @property
+    def protocol(self) -> str | None:
+        """SITE_URL's scheme (the sitemap index reads this attribute too); None: the
+        request's. The index takes its host from the request, which ALLOWED_HOSTS vets."""
+        return urlsplit(settings.SITE_URL).scheme if settings.SITE_URL else None
 
     def get_domain(self, site=None):
         if settings.SITE_URL:
