@@ -81,6 +81,28 @@ class RequestLogMiddleware:
         return response
 
 
+# --- malformed requests -----------------------------------------------------------------
+
+
+class RejectNulMiddleware:
+    """A NUL character in the path (`/paper/%00`) is a 400. No page has one, and
+    PostgreSQL refuses NUL in text parameters, so the lookup would be a 500. (Query
+    parameters are validated by each page's form.)"""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:
+            return render(
+                request,
+                "400.html",
+                {"exception": "The address contains a NUL character."},
+                status=400,
+            )
+        return self.get_response(request)
+
+
 # --- rate limits ----------------------------------------------------------------------
 
 

@@ -57,6 +57,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "codewithpapers.middleware.RejectNulMiddleware",
     # Before the page cache: a client over its limit is refused even for cached pages.
     "codewithpapers.middleware.RateLimitMiddleware",
     # Before sessions and CSRF: a response that sets a cookie passes back through them
