@@ -28,7 +28,9 @@ urlpatterns = [
     path(
         "sitemap-<str:section>.xml",
         sitemap_views.sitemap,
-        {"sitemaps": SITEMAPS},
+        # A leaner template than Django's (no alternates, changefreq or priority): a page
+        # of 10,000 URLs renders in a fraction of the time.
+        {"sitemaps": SITEMAPS, "template_name": "sitemaps/section.xml"},
         name="sitemap-section",
     ),
 ]
