@@ -8,8 +8,9 @@ Phases, in one run (the numbers are comparable because the machine is the same):
 1. static: every client fetches one whitenoise-served static file (hashed, gzip): the
    upper bound of what this server does per second;
 2. the mix, cache warm: a bounded set of URLs (home, search with real words drawn from
-   titles, paper pages, sample filters, the API when the site has one), first for
-   --warmup seconds unrecorded, then --duration seconds recorded;
+   titles, paper pages, sample filters, the API when the site has one), each fetched
+   once to fill the cache, then --warmup seconds of the mix unrecorded, then --duration
+   seconds recorded;
 3. the same mix with the page cache off (CACHE_URL=dummy://): the naive baseline.
 
 Prints one table (requests/s, p50/p95/p99 in ms, errors) with a row per phase and per
@@ -19,12 +20,6 @@ Rate limits are off for the run: every client shares 127.0.0.1.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 import argparse
 import asyncio
 import json
@@ -33,11 +28,15 @@ import random
 import re
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SECRET = "load-benchmark-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
 MIX = {"home": 10, "search": 30, "paper": 40, "samples": 15, "api": 5}
@@ -75,6 +74,7 @@ def base_env(database_url: str, cache_url: str, static_root: Path, args) -> dict
 def url_pool(env: dict[str, str], size: int, seed: int) -> dict[str, list[str]]:
     """The bounded set of URLs the clients draw from, read from the database."""
     os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -223,8 +223,31 @@ def run_phase(port: int, draw, clients: int, seconds: float, record: bool) -> Re
     return results
 
 
+def warm(port: int, pool: dict[str, list[str]], clients: int) -> float:
+    """Fetch every URL of the pool once, `clients` at a time; the seconds it took."""
+    queue = [path for paths in pool.values() for path in paths]
+
+    async def worker():
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        while queue:
+            path = queue.pop()
+            try:
+                await _get(reader, writer, path)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                writer.close()
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.close()
+
+    async def main():
+        await asyncio.gather(*(worker() for _ in range(clients)))
+
+    started = time.monotonic()
+    asyncio.run(main())
+    return time.monotonic() - started
+
+
 def mix_drawer(pool: dict[str, list[str]]):
-    kinds = [k for k in MIX if k in pool and pool[k]]
+    kinds = [k for k in MIX if pool.get(k)]
     weights = [MIX[k] for k in kinds]
 
     def draw(rng: random.Random) -> tuple[str, str]:
@@ -261,7 +284,7 @@ def main() -> None:
     parser.add_argument("--cache-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--duration", type=float, default=60)
-    parser.add_argument("--warmup", type=float, default=20)
+    parser.add_argument("--warmup", type=float, default=10, help="unrecorded seconds of mix")
     parser.add_argument("--static-duration", type=float, default=20)
     parser.add_argument("--baseline-duration", type=float, default=30)
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
@@ -287,9 +310,11 @@ def main() -> None:
             port, lambda rng: ("static", static_path), args.clients, args.static_duration, True
         )
         table += rows_for("static file (whitenoise)", static)
+        seconds = warm(port, pool, 16)
+        print(f"cache warmed: every URL of the pool fetched once in {seconds:.0f} s", flush=True)
         run_phase(port, mix_drawer(pool), args.clients, args.warmup, False)
-        warm = run_phase(port, mix_drawer(pool), args.clients, args.duration, True)
-        table += rows_for("mix, cache warm", warm)
+        warm_results = run_phase(port, mix_drawer(pool), args.clients, args.duration, True)
+        table += rows_for("mix, cache warm", warm_results)
     with Server(env | {"CACHE_URL": "dummy://"}, port + 1, out / "gunicorn-uncached.log"):
         cold = run_phase(port + 1, mix_drawer(pool), args.clients, args.baseline_duration, True)
         table += rows_for("mix, no page cache (baseline)", cold)
