@@ -33,6 +33,8 @@ KNOBS = {
     "CACHE_URL",
     "SITE_URL",
     "DJANGO_SETTINGS_MODULE",
+    # Set by pytest-playwright for the browser tests; check --deploy rejects it.
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
 }
 PRODUCTION = {
     "DEBUG": "false",
