@@ -21,10 +21,11 @@ RUN := $(UV) run --frozen --no-sync
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: help python sync run migrate demo test test-pg lint format fixtures superuser clean
+.PHONY: help python sync run serve collectstatic migrate demo test test-pg lint format fixtures superuser clean
 
 help:
 	@echo "make run    - set up, migrate, load the demo data, serve on http://$(HOST):$(PORT)"
+	@echo "make serve  - production: collect static files, migrate, gunicorn (gunicorn.conf.py)"
 	@echo "make test   - the whole test suite (DATABASE_URL picks the engine; SQLite by default)"
 	@echo "make test-pg - the suite on the local PostgreSQL"
 	@echo "make lint   - ruff"
@@ -56,6 +57,17 @@ demo: migrate
 
 run: demo
 	DEBUG=$${DEBUG:-true} $(RUN) python manage.py runserver $(HOST):$(PORT)
+
+# Production: DEBUG stays false (the settings then require SECRET_KEY and turn on HTTPS,
+# HSTS and secure cookies; see the README's configuration table). Static files are
+# collected once, hashed and compressed, and whitenoise serves them with far-future
+# cache headers. gunicorn.conf.py documents the server's knobs.
+collectstatic: sync
+	$(RUN) python manage.py collectstatic --no-input -v 0
+
+serve: collectstatic
+	$(RUN) python manage.py migrate --no-input
+	BIND=$${BIND:-$(HOST):$(PORT)} $(RUN) gunicorn -c gunicorn.conf.py codewithpapers.wsgi
 
 # fixtures/seed.json is the seed record dumped with natural keys; tests/test_fixtures.py
 # fails when it falls behind the models, and this target remakes it.

@@ -8,6 +8,7 @@ which knob is wrong instead of a stack trace from deep inside Django.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -108,3 +109,58 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
     raise ImproperlyConfigured(
         f"{name} must start with sqlite:// or postgres://, got {scheme or 'no scheme'!r}"
     )
+
+
+def parse_cache_url(
+    url: str, *, name: str = "CACHE_URL", timeout: int, key_prefix: str = "cwp"
+) -> dict:
+    """`locmem://` (one process's memory) or `redis://host:6379/0` as a CACHES entry.
+
+    Redis is Django's built-in RedisCache; its socket timeouts are short so that a
+    Redis outage slows no request by more than a fraction of a second (the page cache
+    and the rate limiter treat a failing cache as absent, see codewithpapers.cache).
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "locmem":
+        return {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": parts.netloc or "codewithpapers",
+            "TIMEOUT": timeout,
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    if scheme in {"redis", "rediss"}:
+        try:
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            raise ImproperlyConfigured(f"{name} has an invalid port: {url!r}") from None
+        if not parts.hostname:
+            raise ImproperlyConfigured(f"{name} names no Redis host: {url!r}")
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "TIMEOUT": timeout,
+            "KEY_PREFIX": key_prefix,
+            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5},
+        }
+    if scheme == "dummy":
+        return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    raise ImproperlyConfigured(
+        f"{name} must start with locmem://, redis://, rediss:// or dummy://, "
+        f"got {scheme or 'no scheme'!r}"
+    )
+
+
+_RATE = re.compile(r"^\d+/\d*[smhd]$")
+
+
+def env_rate(name: str, default: str) -> str | None:
+    """A rate limit like `30/m` or `100/10s` (django-ratelimit's syntax); `off` disables."""
+    raw = os.environ.get(name, default).strip()
+    if raw.lower() in {"off", "none", "0"}:
+        return None
+    if not _RATE.match(raw):
+        raise ImproperlyConfigured(
+            f"{name} must be a rate like 30/m, 100/10s or 1000/h (or off), got {raw!r}"
+        )
+    return raw

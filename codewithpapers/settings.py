@@ -7,8 +7,17 @@ import sys
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
-from codewithpapers.env import env_bool, env_list, env_str, parse_database_url
+from codewithpapers.env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_rate,
+    env_str,
+    parse_cache_url,
+    parse_database_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -37,13 +46,24 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
     "django_htmx",
     "papers",
 ]
 
 MIDDLEWARE = [
+    # Outermost, so its duration and query count cover everything below it.
+    "codewithpapers.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "codewithpapers.middleware.RejectNulMiddleware",
+    # Before the page cache: a client over its limit is refused even for cached pages.
+    "codewithpapers.middleware.RateLimitMiddleware",
+    # Before sessions and CSRF: a response that sets a cookie passes back through them
+    # first, and the page cache never stores it.
+    "codewithpapers.middleware.PageCacheMiddleware",
+    "codewithpapers.middleware.ReplicaRoutingMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -68,6 +88,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "papers.context_processors.site",
+                "codewithpapers.context_processors.page",
             ],
         },
     },
@@ -78,6 +99,15 @@ DATABASES = {
         env_str("DATABASE_URL", "sqlite:///db.sqlite3"), name="DATABASE_URL", base_dir=BASE_DIR
     )
 }
+# Read replicas: anonymous GET/HEAD pages read from one of them, everything else (writes,
+# the admin, management commands such as import_archive) uses the primary. See
+# codewithpapers/routers.py and docs/deploy.md.
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", [])):
+    _replica = parse_database_url(_url, name="DATABASE_REPLICA_URLS", base_dir=BASE_DIR)
+    # Tests run against one database: each replica mirrors the primary's test database.
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica_{_number}"] = _replica
+DATABASE_ROUTERS = ["codewithpapers.routers.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -93,7 +123,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Development and tests serve static files straight from the finders (no collectstatic).
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
@@ -129,11 +159,115 @@ ARCHIVE_SNAPSHOT = env_str("ARCHIVE_SNAPSHOT", "2025-07-28")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "codewithpapers.logs.JsonFormatter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        # One JSON object a line on stdout, for the log shipper: see RequestLogMiddleware.
+        "stdout_json": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "json",
+        },
+    },
+    "loggers": {
+        "codewithpapers.requests": {
+            "handlers": ["stdout_json"],
+            "level": "INFO",
+            "propagate": False,
+        },
+        # RequestLogMiddleware logs every request; Django's own 4xx/5xx lines would repeat
+        # them (a 5xx's traceback still goes to stderr through django.request).
+        "django.server": {"level": "ERROR"},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# --- Production: security headers, cookies, HTTPS ------------------------------------
+# DEBUG=false turns all of these on; `manage.py check --deploy` then reports nothing.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Load balancers probe over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    # Only behind a proxy that sets X-Forwarded-Proto itself (and strips the client's).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+# Django's built-in CSP: scripts and styles only from our own static files, no inline
+# code at all (templates carry no <script> body and no style attribute; htmx is told
+# through its meta tag not to inject its indicator styles or evaluate code).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "font-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+# The absolute URL pages name as canonical (and feeds and sitemaps use); empty means
+# the request's own scheme and host (ALLOWED_HOSTS keeps those honest).
+SITE_URL = env_str("SITE_URL", "").rstrip("/")
+if SITE_URL and not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"SITE_URL must start with http:// or https://, got {SITE_URL!r}")
+
+# --- Request limits -----------------------------------------------------------------
+# Nothing public takes a body; the admin's forms are small.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 1_048_576, minimum=1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
+DATA_UPLOAD_MAX_NUMBER_FILES = 10
+
+# --- Caching ------------------------------------------------------------------------
+# Anonymous GET pages (and the API) are cached whole by codewithpapers.middleware.
+# PageCacheMiddleware; every import and every admin save or delete bumps the cache
+# version (codewithpapers.cache), so nothing stale outlives a change.
+CACHE_TTL = env_int("CACHE_TTL", 600, minimum=1)
+CACHES = {
+    "default": parse_cache_url(
+        env_str("CACHE_URL", "locmem://"),
+        timeout=CACHE_TTL,
+        key_prefix=env_str("CACHE_KEY_PREFIX", "cwp"),
+    )
+}
+# Paths the page cache never stores (prefixes).
+PAGE_CACHE_EXCLUDE = ["/admin/", "/healthz", "/static/"]
+# Writes under these prefixes (the admin's forms and actions) invalidate the page cache.
+PAGE_CACHE_WRITE_PATHS = ["/admin/"]
+
+# --- Rate limits (django-ratelimit on the cache above) --------------------------------
+# Per client address and path prefix; a client over its limit gets a 429 with
+# Retry-After. With the default local-memory cache each worker process counts alone.
+RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
+RATELIMITS = {
+    prefix: rate
+    for prefix, rate in (
+        ("/search", env_rate("RATELIMIT_SEARCH", "60/m")),
+        ("/api/", env_rate("RATELIMIT_API", "120/m")),
+    )
+    if rate
+}
+# The request header holding the client address when a proxy sits in front
+# (e.g. X-Real-IP); empty means the connection's own address.
+CLIENT_IP_HEADER = env_str("CLIENT_IP_HEADER", "")
+RATELIMIT_USE_CACHE = "default"
+# A cache that cannot count lets requests through rather than refusing everyone.
+RATELIMIT_FAIL_OPEN = True
+
+# /healthz gives up on the database after this long and answers 503.
+HEALTHZ_TIMEOUT_MS = env_int("HEALTHZ_TIMEOUT_MS", 1000, minimum=50)
 
 if TESTING:
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    SECURE_SSL_REDIRECT = False
     STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}

@@ -16,6 +16,7 @@ import re
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -93,7 +94,28 @@ def papers_changed(paper_ids, *, mark_edited: bool, author_names: bool = False) 
 # --- base classes -------------------------------------------------------------------
 
 
-class RecordAdmin(admin.ModelAdmin):
+class CheckedInitialAdmin(admin.ModelAdmin):
+    """The add form takes initial values from its query string (?task=3). Django hands
+    them to the widgets as they are, and an autocomplete widget looking up `?task=:`
+    raised a 500. Values a field cannot hold are dropped, as if they were not given."""
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        for name, value in list(initial.items()):
+            try:
+                field = self.model._meta.get_field(name)
+            except FieldDoesNotExist:
+                continue
+            target = field.target_field if field.is_relation else field
+            try:
+                for item in value if isinstance(value, list) else [value]:
+                    target.run_validators(target.to_python(item))
+            except (ValidationError, TypeError, ValueError):
+                del initial[name]
+        return initial
+
+
+class RecordAdmin(CheckedInitialAdmin):
     """For models inheriting `Record`: a staff save marks the record edited, and so
     does one of its inline rows carrying its own flag. Changing a paper's rows inline
     marks the paper edited too (inlines with `marks_parent_edited`), since the
@@ -131,7 +153,7 @@ class RecordAdmin(admin.ModelAdmin):
             parent.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
 
 
-class PaperRowsAdmin(admin.ModelAdmin):
+class PaperRowsAdmin(CheckedInitialAdmin):
     """For rows that belong to a paper (`paper` foreign key). Saving or deleting one
     refreshes the paper's counts and, unless the row has its own edit flag, marks the
     paper edited: the importer rewrites a paper's rows unless the paper is flagged."""
@@ -530,7 +552,7 @@ class CodeLinkAdmin(PaperRowsAdmin, RecordAdmin):
 
 
 @admin.register(RelatedPaper)
-class RelatedPaperAdmin(admin.ModelAdmin):
+class RelatedPaperAdmin(CheckedInitialAdmin):
     list_display = ("paper", "rank", "related", "score", "hidden")
     list_select_related = ("paper", "related")
     list_filter = ("hidden",)
@@ -628,7 +650,7 @@ class TaskAdmin(RecordAdmin):
 
 
 @admin.register(TaskEdge)
-class TaskEdgeAdmin(admin.ModelAdmin):
+class TaskEdgeAdmin(CheckedInitialAdmin):
     list_display = ("parent", "child", "position")
     list_select_related = ("parent", "child")
     search_fields = ("parent__name", "child__name")
@@ -729,7 +751,7 @@ class LeaderboardAdmin(RecordAdmin):
 
 
 @admin.register(LeaderboardMetric)
-class LeaderboardMetricAdmin(admin.ModelAdmin):
+class LeaderboardMetricAdmin(CheckedInitialAdmin):
     list_display = ("name", "leaderboard", "position", "lower_is_better", "is_lower_better")
     list_select_related = ("leaderboard__task", "leaderboard__dataset")
     list_filter = ("lower_is_better",)

@@ -1,5 +1,7 @@
 """Pages. Thin views: querying lives in querysets and papers.search, formatting in templates."""
 
+import datetime as dt
+import hashlib
 import re
 from collections import Counter
 from urllib.parse import urlencode
@@ -7,11 +9,12 @@ from urllib.parse import urlencode
 from django.db.models import Count, Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import condition, require_GET
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
+from codewithpapers.cache import content_version, version_time
 from papers import search as fulltext
 from papers.archive.normalise import RecordError, arxiv_id
 from papers.archive.records import export_record, records_queryset
@@ -194,7 +197,41 @@ def about(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _paper_validators(request: HttpRequest, slug: str) -> tuple[str, dt.datetime] | None:
+    """(ETag, Last-Modified) for a paper page, from one indexed lookup, before rendering.
+
+    The page shows rows of other tables too (code links, repositories, tasks…), so its
+    own updated_at is not enough: the content version, bumped by every import and admin
+    edit, is part of the ETag and bounds Last-Modified from below. The query string
+    (sample filters), the host (canonical URL) and staff status (the admin link) change
+    the page, so they are in the ETag as well. None when the cache cannot give a version:
+    then no conditional answer is risked."""
+    if not hasattr(request, "_paper_validators"):
+        request._paper_validators = None
+        version = content_version()
+        row = Paper.objects.visible().filter(slug=slug).values_list("id", "updated_at").first()
+        if version is not None and row is not None:
+            pk, updated_at = row
+            staff = bool(getattr(request, "user", None) and request.user.is_staff)
+            key = f"{pk}|{updated_at.isoformat()}|{version}|{request.get_full_path()}|"
+            key += f"{request.get_host()}|{staff}"
+            etag = 'W/"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
+            request._paper_validators = (etag, max(updated_at, version_time(version)))
+    return request._paper_validators
+
+
+def _paper_etag(request: HttpRequest, slug: str) -> str | None:
+    validators = _paper_validators(request, slug)
+    return validators[0] if validators else None
+
+
+def _paper_last_modified(request: HttpRequest, slug: str) -> dt.datetime | None:
+    validators = _paper_validators(request, slug)
+    return validators[1] if validators else None
+
+
 @require_GET
+@condition(etag_func=_paper_etag, last_modified_func=_paper_last_modified)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     paper = get_object_or_404(
         Paper.objects.visible().prefetch_related(

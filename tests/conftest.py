@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+# Session fixtures of the production tests (collected static files, a migrated database).
+from tests.servers import collected_static, migrated_sqlite  # noqa: F401
+
 REALDATA = Path(__file__).resolve().parent.parent.parent / "shared" / "realdata"
 SEEDS = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds"
 SEED_RECORD = SEEDS / "000_4232d225b0289023.txt"

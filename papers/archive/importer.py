@@ -17,6 +17,7 @@ from typing import IO
 
 from django.db import connection, transaction
 
+from codewithpapers.cache import bump_content_version
 from papers.archive.kinds import PARSERS
 from papers.archive.loader import Loader, Stats
 from papers.archive.normalise import RecordError
@@ -43,6 +44,32 @@ KIND_MODEL = {
 }
 # Evaluation-table records are whole task trees; batch fewer of them.
 BATCH_DIVISOR = {"evaluation-tables": 50, "records": 4}
+# While an import runs, cached pages are retired at most this often (and once at the end).
+CACHE_BUMP_EVERY_S = 30.0
+
+
+class CacheInvalidator:
+    """Bumps the page cache's content version after committed batches: after the first,
+    then at most every CACHE_BUMP_EVERY_S seconds, and at the end of the import. So a
+    long import shows its progress, an import killed halfway leaves at most
+    CACHE_BUMP_EVERY_S seconds of its writes behind cached pages (until CACHE_TTL), and
+    the site's cache is not emptied after every batch."""
+
+    def __init__(self) -> None:
+        self.last: float | None = None
+        self.pending = False
+
+    def committed(self) -> None:
+        self.pending = True
+        now = time.monotonic()
+        if self.last is None or now - self.last >= CACHE_BUMP_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            bump_content_version()
+            self.pending = False
+            self.last = time.monotonic()
 
 
 class StrictStop(Exception):
@@ -128,6 +155,8 @@ def import_files(
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
     started = time.monotonic()
+    invalidator = CacheInvalidator()
+    committed = (lambda: None) if dry_run else invalidator.committed
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
         with transaction.atomic() if dry_run else nullcontext():
@@ -143,20 +172,26 @@ def import_files(
                         report,
                         progress,
                         result,
+                        committed,
                     )
                 )
             with transaction.atomic():
                 loader.finish()
+            committed()
             if dry_run:
                 raise _DryRun
     except _DryRun:
         pass
+    finally:
+        invalidator.flush()
     result.stats = loader.stats
     result.elapsed = time.monotonic() - started
     return result
 
 
-def _import_file(path, kind, batch_size, loader, strict, errors_out, report, progress, result):
+def _import_file(
+    path, kind, batch_size, loader, strict, errors_out, report, progress, result, committed
+):
     outcome = FileResult(str(path), kind)
     reader = ArchiveReader(path)
     batch: list = []
@@ -181,6 +216,8 @@ def _import_file(path, kind, batch_size, loader, strict, errors_out, report, pro
             with transaction.atomic():
                 getattr(loader, LOADERS[outcome.kind])(batch)
             batch.clear()
+            if not strict:  # under --strict nothing commits before the file ends
+                committed()
 
     try:
         with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
@@ -216,6 +253,7 @@ def _import_file(path, kind, batch_size, loader, strict, errors_out, report, pro
             flush()
             if tick:
                 tick(reader, outcome.records)
+        committed()
     except ArchiveFileError as exc:
         batch.clear()
         outcome.error = exc.reason

@@ -290,6 +290,12 @@ class Repository(Record):
             "repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name}
         )
 
+    @property
+    def has_page(self) -> bool:
+        """/repo/<host>/<owner>/<name> needs all three: a URL like `javascript:x` or
+        `https://example.org/` gives none (and no link to a page)."""
+        return bool(self.host and self.owner and self.name)
+
     def natural_key(self):
         return (self.url,)
 

@@ -1,0 +1,71 @@
+"""The content version: one number that every cached page and every ETag depends on.
+
+Every import (papers.archive.importer) and every admin save or delete (papers.signals)
+bumps it, which makes every page cached before the change unreachable at once: nothing
+has to know which pages a change touched. The version is a timestamp in milliseconds,
+so it only ever moves forward, even when the cache loses it (it comes back as "now"),
+and it doubles as the pages' Last-Modified.
+
+It lives in the cache itself. With Redis (CACHE_URL=redis://…) every app server and
+every import sees the same version. With the default local-memory cache each process
+has its own, which lapses after CACHE_TTL: a bump reaches the process that made it at
+once, and the others (other workers, a running server when an import ran beside it)
+within CACHE_TTL.
+
+A cache that fails (Redis down) never fails a request: these functions answer None and
+callers serve uncached.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+
+VERSION_KEY = "content-version"
+logger = logging.getLogger(__name__)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _lifetime() -> int | None:
+    """A shared cache keeps the version until the next bump. A process-local one lets it
+    lapse after CACHE_TTL, so a bump made in another process (an import) reaches this
+    one's pages and ETags within CACHE_TTL at the latest."""
+    backend = settings.CACHES["default"]["BACKEND"]
+    return None if backend.endswith("RedisCache") else settings.CACHE_TTL
+
+
+def content_version() -> int | None:
+    """The current version, creating it on first use; None when the cache fails."""
+    try:
+        version = cache.get(VERSION_KEY)
+        if version is None:
+            cache.add(VERSION_KEY, _now_ms(), timeout=_lifetime())
+            version = cache.get(VERSION_KEY)
+    except Exception:
+        logger.warning("cache unavailable: serving uncached", exc_info=True)
+        return None
+    return version
+
+
+def bump_content_version() -> int | None:
+    """Invalidate every cached page; the new version, or None when the cache fails."""
+    try:
+        current = cache.get(VERSION_KEY) or 0
+        version = max(_now_ms(), current + 1)
+        cache.set(VERSION_KEY, version, timeout=_lifetime())
+    except Exception:
+        logger.warning("cache unavailable: could not bump the content version", exc_info=True)
+        return None
+    return version
+
+
+def version_time(version: int) -> dt.datetime:
+    """The moment a version was made (for Last-Modified)."""
+    return dt.datetime.fromtimestamp(version / 1000, tz=dt.UTC)

@@ -1,0 +1,23 @@
+"""JSON log lines for machines: one object a line, the record's `fields` at top level."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": dt.datetime.fromtimestamp(record.created, tz=dt.UTC).isoformat(
+                timespec="milliseconds"
+            ),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": record.getMessage(),
+            **getattr(record, "fields", {}),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)

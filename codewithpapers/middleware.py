@@ -1,0 +1,281 @@
+"""Site-wide middleware: request logging, rate limits, the page cache, replica routing.
+
+Each one decides by path prefix, not by view, so pages added on other branches (the
+JSON API under /api/) are logged, limited and cached without touching this file.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import math
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import DisallowedHost
+from django.db import connections
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.cache import (
+    get_cache_key,
+    get_conditional_response,
+    get_max_age,
+    learn_cache_key,
+    patch_vary_headers,
+)
+from django.utils.http import parse_http_date_safe
+from django_ratelimit.core import get_usage
+
+from codewithpapers.cache import bump_content_version, content_version
+from codewithpapers.routers import reading_from_replicas
+
+request_log = logging.getLogger("codewithpapers.requests")
+logger = logging.getLogger(__name__)
+
+# The request headers a cached page's content can depend on: the htmx ones (fragment or
+# whole page, and which element asked), so fragments and pages never mix, and Cookie
+# (the signed-in user). Every cached response varies on the same list: Django keeps one
+# header list per URL, and a fragment that did not vary on Cookie would otherwise make
+# the next page lookup miss.
+CACHE_VARY = ("Cookie", "HX-Request", "HX-History-Restore-Request", "HX-Trigger")
+
+
+class _QueryCounter:
+    """An execute wrapper counting the SQL statements run through it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        self.count += 1
+        return execute(sql, params, many, context)
+
+
+class RequestLogMiddleware:
+    """One JSON line a request on stdout: method, path, status, duration_ms, queries
+    (on every database alias), and whether the page cache answered."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        counter = _QueryCounter()
+        started = time.perf_counter()
+        with ExitStack() as stack:
+            for alias in connections:
+                stack.enter_context(connections[alias].execute_wrapper(counter))
+            response = self.get_response(request)
+        fields = {
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            "queries": counter.count,
+        }
+        if cached := response.get("X-Cache"):
+            fields["cache"] = cached
+        request_log.info("request", extra={"fields": fields})
+        return response
+
+
+# --- malformed requests -----------------------------------------------------------------
+
+
+class RejectNulMiddleware:
+    """A NUL character in the path (`/paper/%00`) is a 400. No page has one, and
+    PostgreSQL refuses NUL in text parameters, so the lookup would be a 500. (Query
+    parameters are validated by each page's form.)"""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:
+            return render(
+                request,
+                "400.html",
+                {"exception": "The address contains a NUL character."},
+                status=400,
+            )
+        return self.get_response(request)
+
+
+# --- rate limits ----------------------------------------------------------------------
+
+
+def client_address(group: str, request: HttpRequest) -> str:
+    """The client's address for rate limiting: CLIENT_IP_HEADER (set by the proxy in
+    front) or the connection's own address. An IPv6 client counts by its /64, since one
+    machine commonly holds a whole /64."""
+    raw = ""
+    if settings.CLIENT_IP_HEADER:
+        header = request.headers.get(settings.CLIENT_IP_HEADER, "")
+        # X-Forwarded-For style lists: the last entry is the one our proxy appended.
+        raw = header.rsplit(",", 1)[-1].strip()
+    raw = raw or request.META.get("REMOTE_ADDR", "") or "unknown"
+    try:
+        address = ipaddress.ip_address(raw)
+    except ValueError:
+        return raw[:64]
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    return str(address)
+
+
+def rate_for(path: str) -> tuple[str, str] | None:
+    """(prefix, rate) of the first RATELIMITS prefix the path starts with."""
+    for prefix, rate in settings.RATELIMITS.items():
+        if path.startswith(prefix):
+            return prefix, rate
+    return None
+
+
+def too_many_requests(request: HttpRequest, retry_after: int) -> HttpResponse:
+    message = f"Too many requests from your address. Try again in {retry_after} s."
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"detail": message}, status=429)
+    else:
+        response = render(request, "429.html", {"retry_after": retry_after}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+class RateLimitMiddleware:
+    """django-ratelimit's fixed-window counters, per client address and path prefix
+    (RATELIMITS). Over the limit: 429 with Retry-After (seconds to the window's end).
+    A cache that fails lets the request through: a Redis outage must not take the
+    search down with it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = rate_for(request.path) if settings.RATELIMIT_ENABLE else None
+        if limit is not None:
+            prefix, rate = limit
+            try:
+                usage = get_usage(
+                    request, group=prefix, key=client_address, rate=rate, increment=True
+                )
+            except Exception:
+                logger.warning("rate limiter unavailable: letting the request through")
+                usage = None
+            if usage and usage["should_limit"] and usage["limit"]:
+                return too_many_requests(request, max(1, math.ceil(usage["time_left"])))
+        return self.get_response(request)
+
+
+# --- the page cache -------------------------------------------------------------------
+
+
+def _cacheable_request(request: HttpRequest) -> bool:
+    """Anonymous GET/HEAD on a path the cache may hold. A session cookie or an
+    Authorization header means someone may be signed in: never cached."""
+    if request.method not in ("GET", "HEAD"):
+        return False
+    if settings.SESSION_COOKIE_NAME in request.COOKIES or "Authorization" in request.headers:
+        return False
+    try:
+        request.get_host()  # part of the key; a bad Host header is CommonMiddleware's 400
+    except DisallowedHost:
+        return False
+    return not any(request.path.startswith(prefix) for prefix in settings.PAGE_CACHE_EXCLUDE)
+
+
+def _cacheable_response(response: HttpResponse) -> bool:
+    if response.status_code != 200 or response.streaming or response.cookies:
+        return False
+    control = response.get("Cache-Control", "").lower()
+    if any(word in control for word in ("private", "no-store", "no-cache")):
+        return False
+    return get_max_age(response) != 0
+
+
+class PageCacheMiddleware:
+    """Whole responses for anonymous GETs, through Django's cache framework.
+
+    Keys are Django's own (get_cache_key/learn_cache_key: the full URL plus the values
+    of the headers the response varies on), prefixed with the content version, so a
+    bump (an import, an admin edit) retires every entry at once. Responses vary on the
+    htmx headers, so an htmx fragment is never served for a page or the reverse.
+    Entries live CACHE_TTL seconds. `X-Cache: hit|miss` says which happened.
+
+    Any write through the admin (a POST, PUT or DELETE under PAGE_CACHE_WRITE_PATHS:
+    adds, edits, deletes, bulk actions, inlines) bumps the version once its response is
+    ready, that is after the admin's transaction committed. A rejected form bumps it
+    too, which costs only cache misses.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in ("GET", "HEAD", "OPTIONS") and any(
+            request.path.startswith(prefix) for prefix in settings.PAGE_CACHE_WRITE_PATHS
+        ):
+            response = self.get_response(request)
+            if response.status_code < 500:
+                bump_content_version()
+            return response
+        version = content_version() if _cacheable_request(request) else None
+        if version is None:
+            return self.get_response(request)
+        prefix = f"page.{version}"
+        try:
+            key = get_cache_key(request, prefix, "GET", cache=cache)
+            cached = cache.get(key) if key else None
+        except Exception:
+            logger.warning("page cache unavailable: serving uncached")
+            return self.get_response(request)
+        if cached is not None:
+            cached["X-Cache"] = "hit"
+            return self._conditional(request, cached)
+        response = self.get_response(request)
+        if request.method == "GET" and _cacheable_response(response):
+            patch_vary_headers(response, CACHE_VARY)
+            try:
+                key = learn_cache_key(request, response, settings.CACHE_TTL, prefix, cache)
+                if hasattr(response, "render") and callable(response.render):
+                    response.add_post_render_callback(
+                        lambda r: cache.set(key, r, settings.CACHE_TTL)
+                    )
+                else:
+                    cache.set(key, response, settings.CACHE_TTL)
+            except Exception:
+                logger.warning("page cache unavailable: response not stored")
+            response["X-Cache"] = "miss"
+        return response
+
+    @staticmethod
+    def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        """A cached page still answers If-None-Match / If-Modified-Since with a 304."""
+        if not response.has_header("ETag") and not response.has_header("Last-Modified"):
+            return response
+        last_modified = parse_http_date_safe(response.get("Last-Modified", ""))
+        return get_conditional_response(
+            request, etag=response.get("ETag"), last_modified=last_modified, response=response
+        )
+
+
+# --- read replicas --------------------------------------------------------------------
+
+
+class ReplicaRoutingMiddleware:
+    """Lets anonymous GET/HEAD requests outside the admin read from the replicas
+    (codewithpapers.routers). Everything else reads the primary: the admin, any write,
+    and anyone with a session (staff see their own edits at once)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        allowed = (
+            request.method in ("GET", "HEAD")
+            and not request.path.startswith("/admin/")
+            and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        )
+        with reading_from_replicas(allowed):
+            return self.get_response(request)

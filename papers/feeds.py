@@ -1,0 +1,66 @@
+"""Atom feeds of the latest papers: the whole archive, and one per task.
+
+"Latest" is Paper.objects.latest(): newest publication date first, leaving out hidden
+papers and papers whose date is flagged uncertain (before 1900 or after the snapshot),
+which would otherwise sit on top for ever. One query a feed: items use only the
+paper's own columns (author_names is denormalised).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.text import Truncator
+
+from papers.models import Paper, Task
+
+FEED_ITEMS = 30
+ITEM_FIELDS = ("id", "slug", "title", "abstract", "published", "updated_at", "author_names")
+
+
+class LatestPapersFeed(Feed):
+    feed_type = Atom1Feed
+    title = "Latest papers · Code with Papers"
+    link = "/"
+    subtitle = "The newest papers in the Papers with Code archive, with their code."
+
+    def items(self):
+        return Paper.objects.latest().only(*ITEM_FIELDS)[:FEED_ITEMS]
+
+    def item_title(self, item: Paper) -> str:
+        return item.title or item.slug
+
+    def item_description(self, item: Paper) -> str:
+        return Truncator(item.abstract).chars(1000)
+
+    def item_link(self, item: Paper) -> str:
+        return item.get_absolute_url()
+
+    def item_author_name(self, item: Paper) -> str:
+        return Truncator(item.author_names).chars(200)
+
+    def item_pubdate(self, item: Paper) -> dt.datetime:
+        return dt.datetime.combine(item.published, dt.time(), tzinfo=dt.UTC)
+
+    def item_updateddate(self, item: Paper) -> dt.datetime:
+        return item.updated_at
+
+
+class TaskPapersFeed(LatestPapersFeed):
+    def get_object(self, request, slug: str) -> Task:
+        return get_object_or_404(Task, slug=slug)
+
+    def title(self, obj: Task) -> str:
+        return f"Latest papers on {obj.name} · Code with Papers"
+
+    def link(self, obj: Task) -> str:
+        return obj.get_absolute_url()
+
+    def subtitle(self, obj: Task) -> str:
+        return f"The newest papers in the Papers with Code archive on {obj.name}."
+
+    def items(self, obj: Task):
+        return Paper.objects.latest().filter(task_links__task=obj).only(*ITEM_FIELDS)[:FEED_ITEMS]

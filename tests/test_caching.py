@@ -1,0 +1,224 @@
+"""The page cache (local memory and Redis), its invalidation by imports and admin edits,
+and conditional GETs on paper pages."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import uuid
+
+import pytest
+from django.core.cache import cache
+from django.test import Client, override_settings
+
+from codewithpapers.cache import bump_content_version
+from tests.archive_helpers import run_import
+from tests.servers import ROOT, production_env, require
+from tests.test_admin import change_form_data, post_change
+
+pytestmark = pytest.mark.django_db
+
+LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture
+def page_cache():
+    with override_settings(CACHES=LOCMEM):
+        cache.clear()
+        yield
+        cache.clear()
+
+
+def test_an_anonymous_page_is_served_from_the_cache_without_queries(
+    client, make_paper, page_cache, django_assert_num_queries
+):
+    make_paper()
+    first = client.get("/paper/paper-1")
+    assert first["X-Cache"] == "miss"
+    with django_assert_num_queries(0):
+        second = client.get("/paper/paper-1")
+    assert second["X-Cache"] == "hit"
+    assert second.content == first.content
+
+
+def test_htmx_fragments_and_pages_never_mix_in_the_cache(client, make_paper, page_cache):
+    make_paper()
+    page = client.get("/samples", {"status": "timed_out"})
+    fragment = client.get("/samples", {"status": "timed_out"}, headers={"HX-Request": "true"})
+    again = client.get("/samples", {"status": "timed_out"})
+    assert "HX-Request" in page["Vary"]
+    assert page.content.decode().lstrip().startswith("<!doctype html>")
+    assert fragment.content.decode().lstrip().startswith('<div id="sample-list">')
+    assert again["X-Cache"] == "hit" and again.content == page.content
+    history = client.get(
+        "/samples",
+        {"status": "timed_out"},
+        headers={"HX-Request": "true", "HX-History-Restore-Request": "true"},
+    )
+    assert history.content.decode().lstrip().startswith("<!doctype html>")
+
+
+def test_an_import_retires_cached_pages(client, make_paper, page_cache, seed_record_path):
+    make_paper()
+    assert "Depth-to-Width" not in client.get("/").content.decode()
+    assert client.get("/")["X-Cache"] == "hit"
+    status, _, err = run_import(seed_record_path, verbosity=0)
+    assert status == 0, err
+    response = client.get("/")
+    assert response["X-Cache"] == "miss"
+    assert "Depth-to-Width" in response.content.decode()
+
+
+def test_a_dry_run_import_keeps_cached_pages(client, make_paper, page_cache, seed_record_path):
+    make_paper()
+    client.get("/")
+    run_import(seed_record_path, verbosity=0, dry_run=True)
+    assert client.get("/")["X-Cache"] == "hit"
+
+
+def test_an_admin_edit_retires_cached_pages(client, admin_client, make_paper, page_cache):
+    paper = make_paper()
+    assert "Corrected title" not in client.get("/paper/paper-1").content.decode()
+    assert client.get("/paper/paper-1")["X-Cache"] == "hit"
+    data = change_form_data(admin_client, paper)
+    data["title"] = ["Corrected title"]
+    post_change(admin_client, paper, data)
+    response = client.get("/paper/paper-1")
+    assert response["X-Cache"] == "miss"
+    assert "Corrected title" in response.content.decode()
+
+
+def test_an_admin_delete_retires_cached_pages(client, admin_client, make_paper, page_cache):
+    from papers.models import Paper
+
+    paper = make_paper()
+    assert client.get("/").status_code == 200
+    url = f"/admin/papers/paper/{paper.pk}/delete/"
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert not Paper.objects.filter(pk=paper.pk).exists()
+    response = client.get("/")
+    assert (
+        response["X-Cache"] == "miss"
+        and "Paper 1 about attention" not in response.content.decode()
+    )
+
+
+def test_signed_in_users_and_the_admin_are_never_cached(admin_client, make_paper, page_cache):
+    make_paper()
+    for _ in range(2):
+        assert "X-Cache" not in admin_client.get("/paper/paper-1")
+    staff_page = admin_client.get("/paper/paper-1").content.decode()
+    assert 'href="/admin/"' in staff_page
+    anonymous = Client()
+    for _ in range(2):
+        assert 'href="/admin/"' not in anonymous.get("/paper/paper-1").content.decode()
+
+
+def test_errors_and_health_checks_are_not_cached(client, page_cache):
+    for _ in range(2):
+        assert "X-Cache" not in client.get("/no-such-page")
+        assert "X-Cache" not in client.get("/healthz")
+
+
+# --- conditional GETs on paper pages --------------------------------------------------
+
+
+def test_paper_page_answers_304_to_its_etag_and_last_modified(client, make_paper, page_cache):
+    make_paper()
+    first = client.get("/paper/paper-1")
+    etag, modified = first["ETag"], first["Last-Modified"]
+    assert client.get("/paper/paper-1", headers={"If-None-Match": etag}).status_code == 304
+    assert client.get("/paper/paper-1", headers={"If-Modified-Since": modified}).status_code == 304
+    # Past the page cache too (a session cookie bypasses it): the view answers the
+    # condition itself, before rendering.
+    client.cookies["sessionid"] = "no-such-session"
+    uncached = client.get("/paper/paper-1", headers={"If-None-Match": etag})
+    assert uncached.status_code == 304 and "X-Cache" not in uncached
+
+
+def test_paper_page_etag_changes_with_any_change_and_with_filters(client, make_paper, page_cache):
+    make_paper()
+    etag = client.get("/paper/paper-1")["ETag"]
+    filtered = client.get("/paper/paper-1", {"status": "timed_out"})["ETag"]
+    assert filtered != etag
+    bump_content_version()  # what an import or an admin edit does
+    fresh = client.get("/paper/paper-1", headers={"If-None-Match": etag})
+    assert fresh.status_code == 200 and fresh["ETag"] != etag
+
+
+def test_paper_page_without_a_cache_sends_no_validators(client, make_paper):
+    # Tests run on the dummy cache, which cannot hold the content version: no 304 is risked.
+    make_paper()
+    response = client.get("/paper/paper-1")
+    assert "ETag" not in response and "Last-Modified" not in response
+
+
+# --- Redis ------------------------------------------------------------------------------
+
+
+def _redis_answers() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def redis_cache():
+    require(_redis_answers(), "Redis is not answering on 127.0.0.1:6379")
+    prefix = f"cwp-test-{uuid.uuid4().hex[:8]}"
+    config = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:6379/0",
+            "KEY_PREFIX": prefix,
+        }
+    }
+    with override_settings(CACHES=config):
+        yield prefix
+        client = cache._cache.get_client()  # raw keys: cache.delete_many would re-prefix them
+        if keys := list(client.scan_iter(f"{prefix}:*")):
+            client.delete(*keys)
+
+
+def test_redis_cache_serves_pages_and_sees_a_bump_from_another_process(
+    client, make_paper, redis_cache
+):
+    make_paper()
+    assert client.get("/paper/paper-1")["X-Cache"] == "miss"
+    assert client.get("/paper/paper-1")["X-Cache"] == "hit"
+    # Another process (an import on another machine) bumps the shared version.
+    script = (
+        "import django; django.setup()\n"
+        "from codewithpapers.cache import bump_content_version\n"
+        "assert bump_content_version()\n"
+    )
+    env = production_env(
+        CACHE_URL="redis://127.0.0.1:6379/0", DJANGO_SETTINGS_MODULE="codewithpapers.settings"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env | {"CACHE_KEY_PREFIX": redis_cache},
+        check=True,
+        timeout=60,
+    )
+    assert client.get("/paper/paper-1")["X-Cache"] == "miss"
+
+
+def test_a_redis_outage_serves_pages_uncached(client, make_paper):
+    make_paper()
+    down = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"socket_connect_timeout": 0.2},
+        }
+    }
+    with override_settings(CACHES=down):
+        for _ in range(2):
+            response = client.get("/paper/paper-1")
+            assert response.status_code == 200 and "X-Cache" not in response

@@ -1,0 +1,379 @@
+"""Faults: the database goes away and comes back, an import is killed halfway, a client
+asks too often or too much."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from tests.servers import (
+    ROOT,
+    PrivateCluster,
+    fetch,
+    gunicorn,
+    manage,
+    production_env,
+    require,
+)
+
+LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+def _assert_503_page(response, limit_s: float = 2.0) -> None:
+    assert response.status == 503, response.body[:500]
+    assert response.seconds < limit_s, f"took {response.seconds:.2f} s"
+    assert response.headers.get("Retry-After")
+    body = response.body
+    # The site's look: its stylesheet, header and footer notices, one <h1>.
+    assert "Temporarily unavailable" in body and body.count("<h1>") == 1
+    assert '<link rel="stylesheet" href="/static/css/site.' in body
+    assert "CC BY-SA 4.0" in body and "not affiliated with" in body
+
+
+@pytest.mark.parametrize(
+    "database_url",
+    [
+        "postgres://postgres@127.0.0.1:1/cwp_nowhere",  # nothing listens on port 1
+        "sqlite:////nonexistent-directory/db.sqlite3",
+    ],
+    ids=["postgresql", "sqlite"],
+)
+def test_unreachable_database_answers_a_503_page_within_two_seconds(
+    tmp_path, collected_static, database_url
+):
+    env = production_env(
+        DATABASE_URL=database_url, STATIC_ROOT=str(collected_static), CACHE_URL="dummy://"
+    )
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        for path in ("/", "/paper/anything", "/search?q=attention"):
+            _assert_503_page(fetch(base + path))
+        health = fetch(f"{base}/healthz")
+        assert health.status == 503 and health.seconds < 2
+        assert json.loads(health.body)["status"] == "unavailable"
+
+
+@pytest.fixture
+def private_cluster(tmp_path_factory):
+    require(
+        Path("/usr/lib/postgresql/15/bin/initdb").exists(),
+        "PostgreSQL's server binaries are not installed",
+    )
+    cluster = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
+    cluster.init()
+    cluster.start()
+    yield cluster
+    cluster.destroy()
+
+
+def test_site_answers_503_while_postgresql_is_stopped_and_recovers_by_itself(
+    tmp_path, collected_static, private_cluster
+):
+    migrated = manage(
+        "migrate", "--no-input", "-v", "0", env=production_env(DATABASE_URL=private_cluster.url)
+    )
+    assert migrated.returncode == 0, migrated.stderr
+    env = production_env(
+        DATABASE_URL=private_cluster.url,
+        STATIC_ROOT=str(collected_static),
+        CACHE_URL="dummy://",
+    )
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        assert fetch(f"{base}/").status == 200
+        assert fetch(f"{base}/healthz").status == 200
+
+        private_cluster.stop()
+        _assert_503_page(fetch(f"{base}/"))
+        assert fetch(f"{base}/healthz").status == 503
+
+        private_cluster.start()
+        deadline = time.monotonic() + 10
+        statuses = []
+        while time.monotonic() < deadline:
+            statuses.append(fetch(f"{base}/").status)
+            if statuses[-1] == 200:
+                break
+            time.sleep(0.2)
+        assert statuses[-1] == 200, statuses
+        assert fetch(f"{base}/healthz").status == 200
+
+
+# --- an import killed halfway ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_archive(tmp_path_factory) -> list[Path]:
+    out = tmp_path_factory.mktemp("archive")
+    subprocess.run(
+        [
+            sys.executable,
+            "bench/make_archive.py",
+            "--papers",
+            "1500",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+            "--format",
+            "json.gz",
+            "--jobs",
+            "1",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    order = [
+        "records",
+        "papers-with-abstracts",
+        "links-between-papers-and-code",
+        "evaluation-tables",
+        "methods",
+        "datasets",
+    ]
+    return [out / f"{name}.json.gz" for name in order]
+
+
+class _Databases:
+    """Two empty, migrated databases of the suite's engine, and how to count papers."""
+
+    def __init__(self, tmp_path: Path, migrated_sqlite: Path):
+        self.migrated_sqlite = migrated_sqlite
+        self.engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+        self.created: list[str] = []
+        self.tmp_path = tmp_path
+
+    def make(self, count: int) -> list[str]:
+        if self.engine == "sqlite3":
+            urls = []
+            for number in range(count):
+                copy = self.tmp_path / f"db{number}.sqlite3"
+                copy.write_bytes(self.migrated_sqlite.read_bytes())
+                urls.append(f"sqlite:///{copy}")
+            return urls
+        first = f"cwp_kill_{uuid.uuid4().hex[:8]}"
+        self._admin(f'CREATE DATABASE "{first}"')
+        self.created.append(first)
+        result = manage(
+            "migrate", "--no-input", "-v", "0", env=production_env(DATABASE_URL=self._url(first))
+        )
+        assert result.returncode == 0, result.stderr
+        for number in range(1, count):
+            self._admin(f'CREATE DATABASE "{first}_{number}" TEMPLATE "{first}"')
+            self.created.append(f"{first}_{number}")
+        return [self._url(name) for name in self.created]
+
+    def _url(self, name: str) -> str:
+        db = settings.DATABASES["default"]
+        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+        return f"postgres://{auth}@{db['HOST']}:{db['PORT'] or 5432}/{name}"
+
+    def _admin(self, sql: str) -> None:
+        import psycopg
+
+        db = settings.DATABASES["default"]
+        with psycopg.connect(
+            dbname="postgres",
+            user=db["USER"],
+            password=db["PASSWORD"],
+            host=db["HOST"],
+            port=db["PORT"] or None,
+            autocommit=True,
+        ) as conn:
+            conn.execute(sql)
+
+    def papers(self, url: str) -> int:
+        sql = "SELECT count(*) FROM papers_paper"
+        if self.engine == "sqlite3":
+            with sqlite3.connect(url.removeprefix("sqlite:///"), timeout=1) as conn:
+                return conn.execute(sql).fetchone()[0]
+        import psycopg
+
+        with psycopg.connect(url.replace("postgres://", "postgresql://")) as conn:
+            return conn.execute(sql).fetchone()[0]
+
+    def drop(self) -> None:
+        for name in reversed(self.created):
+            self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _states(*urls: str) -> list[dict]:
+    """Every papers row of each database by natural keys, without ids or timestamps
+    (tests.archive_helpers.db_state), computed side by side in subprocesses."""
+    script = (
+        "import django, json; django.setup()\n"
+        "from tests.archive_helpers import db_state\n"
+        "print(json.dumps(db_state()))\n"
+    )
+    running = [
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=production_env(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="codewithpapers.settings"),
+        )
+        for url in urls
+    ]
+    states = []
+    for process in running:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        states.append(json.loads(out))
+    return states
+
+
+def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
+    tmp_path, small_archive, migrated_sqlite
+):
+    databases = _Databases(tmp_path, migrated_sqlite)
+    try:
+        whole, killed = databases.make(2)
+        command = [
+            sys.executable,
+            "manage.py",
+            "import_archive",
+            *map(str, small_archive),
+            "--batch-size",
+            "40",
+            "-v",
+            "0",
+        ]
+        done = subprocess.run(
+            command,
+            cwd=ROOT,
+            env=production_env(DATABASE_URL=whole),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        total = databases.papers(whole)
+
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=production_env(DATABASE_URL=killed),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 300
+        while databases.papers(killed) < total // 3 and time.monotonic() < deadline:
+            assert process.poll() is None, "the import finished before it could be killed"
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        assert process.returncode == -signal.SIGKILL
+        assert databases.papers(killed) < total, "the import finished before it was killed"
+
+        again = subprocess.run(
+            command,
+            cwd=ROOT,
+            env=production_env(DATABASE_URL=killed),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert again.returncode == 0, again.stderr
+        expected, repaired = _states(whole, killed)
+        assert sum(len(rows) for rows in expected.values()) > total
+        assert repaired == expected
+    finally:
+        databases.drop()
+
+
+# --- abuse: rate limits, page depth, request size ------------------------------------
+
+
+@pytest.mark.django_db
+@override_settings(CACHES=LOCMEM, RATELIMITS={"/search": "3/m", "/api/": "2/m"})
+def test_search_over_the_rate_limit_is_a_429_with_retry_after(client):
+    for _ in range(3):
+        assert client.get("/search", {"q": "attention"}).status_code == 200
+    refused = client.get("/search", {"q": "other words"})
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert "Too many requests" in refused.content.decode()
+    # Another address is counted apart, and other pages are not limited.
+    assert client.get("/search", REMOTE_ADDR="10.0.0.2").status_code == 200
+    assert client.get("/about").status_code == 200
+
+
+@pytest.mark.django_db
+@override_settings(CACHES=LOCMEM, RATELIMITS={"/api/": "2/m"})
+def test_api_paths_are_rate_limited_with_a_json_429(client):
+    statuses = [client.get("/api/v1/papers/").status_code for _ in range(3)]
+    assert 429 not in statuses[:2] and statuses[2] == 429
+    refused = client.get("/api/v1/papers/")
+    assert refused.json()["detail"].startswith("Too many requests")
+    assert int(refused["Retry-After"]) >= 1
+
+
+@pytest.mark.django_db
+@override_settings(CACHES=LOCMEM, RATELIMITS={"/search": "2/m"}, CLIENT_IP_HEADER="X-Real-IP")
+def test_rate_limit_counts_the_address_the_proxy_names(client):
+    for _ in range(2):
+        assert client.get("/search", headers={"X-Real-IP": "203.0.113.5"}).status_code == 200
+    assert client.get("/search", headers={"X-Real-IP": "203.0.113.5"}).status_code == 429
+    assert client.get("/search", headers={"X-Real-IP": "203.0.113.6"}).status_code == 200
+    # IPv6 clients count by their /64.
+    for suffix in ("1", "2"):
+        client.get("/search", headers={"X-Real-IP": f"2001:db8::{suffix}"})
+    assert client.get("/search", headers={"X-Real-IP": "2001:db8::3"}).status_code == 429
+
+
+@pytest.mark.django_db
+@override_settings(RATELIMITS={"/search": "1/m"})
+def test_a_failing_rate_limit_cache_lets_requests_through(client):
+    broken = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"socket_connect_timeout": 0.2},
+        }
+    }
+    with override_settings(CACHES=broken):
+        for _ in range(3):
+            assert client.get("/search", {"q": "attention"}).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/search?page=51", 200),  # past the last page: a notice, no query of results
+        ("/search?page=100000000000000000000000", 200),
+        ("/samples?page=51", 400),
+        ("/samples?page=100000000000000000000000", 400),
+        ("/search?page=-1", 400),
+    ],
+)
+def test_pages_stop_at_a_fixed_depth(client, url, status):
+    response = client.get(url)
+    assert response.status_code == status
+    if status == 200:
+        assert "Results stop at page 50" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_request_bodies_and_field_counts_are_capped(client):
+    too_big = client.post(
+        "/admin/login/",
+        data="x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1),
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert too_big.status_code == 400
+    many_fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    assert client.get(f"/search?{many_fields}").status_code == 400

@@ -1,0 +1,93 @@
+"""The read-replica router, on two real databases: a primary and a replica that holds
+different rows, so every answer shows which one it came from."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+from codewithpapers.routers import PRIMARY, ReplicaRouter, reading_from_replicas
+from tests.servers import ROOT, production_env
+
+SCRIPT = r"""
+import json
+import django
+django.setup()
+from django.test import Client
+from django.contrib.auth import get_user_model
+from papers.models import Paper
+
+Paper.objects.using("default").create(slug="routed", title="Primary title")
+Paper.objects.using("replica_0").create(slug="routed", title="Replica title")
+Paper.objects.using("replica_0").create(slug="replica-only", title="Only on the replica")
+staff = get_user_model().objects.create_superuser("staff", password="pw-123-long-enough")
+
+def title(body):
+    return "Replica title" if "Replica title" in body else (
+        "Primary title" if "Primary title" in body else None)
+
+out = {}
+anonymous = Client()
+out["anonymous page"] = title(anonymous.get("/paper/routed").content.decode())
+out["anonymous replica-only"] = anonymous.get("/paper/replica-only").status_code
+out["anonymous post"] = anonymous.post("/search").status_code
+signed_in = Client()
+signed_in.force_login(staff)
+out["signed-in page"] = title(signed_in.get("/paper/routed").content.decode())
+out["admin list"] = title(signed_in.get("/admin/papers/paper/?q=routed").content.decode())
+paper = Paper.objects.get(slug="routed")
+out["command read"] = paper.title
+response = signed_in.post(f"/admin/papers/paper/{paper.pk}/delete/", {"post": "yes"})
+out["admin delete"] = response.status_code
+out["deleted on primary"] = not Paper.objects.using("default").filter(slug="routed").exists()
+out["kept on replica"] = Paper.objects.using("replica_0").filter(slug="routed").exists()
+print(json.dumps(out))
+"""
+
+
+def test_reads_go_to_the_replica_and_writes_admin_and_commands_to_the_primary(
+    tmp_path, migrated_sqlite
+):
+    primary, replica = tmp_path / "primary.sqlite3", tmp_path / "replica.sqlite3"
+    shutil.copy(migrated_sqlite, primary)
+    shutil.copy(migrated_sqlite, replica)
+    env = production_env(
+        DATABASE_URL=f"sqlite:///{primary}",
+        DATABASE_REPLICA_URLS=f"sqlite:///{replica}",
+        ALLOWED_HOSTS="testserver",
+        CACHE_URL="dummy://",
+        DJANGO_SETTINGS_MODULE="codewithpapers.settings",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    answers = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answers == {
+        "anonymous page": "Replica title",
+        "anonymous replica-only": 200,
+        "anonymous post": 405,
+        "signed-in page": "Primary title",
+        "admin list": "Primary title",
+        "command read": "Primary title",
+        "admin delete": 302,
+        "deleted on primary": True,
+        "kept on replica": True,
+    }
+
+
+def test_without_replicas_everything_reads_the_primary(settings):
+    router = ReplicaRouter()
+    with reading_from_replicas(True):
+        assert router.db_for_read(None) == PRIMARY
+    assert router.db_for_write(None) == PRIMARY
+    assert router.allow_migrate(PRIMARY, "papers") and not router.allow_migrate(
+        "replica_0", "papers"
+    )
