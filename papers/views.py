@@ -252,7 +252,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
     form = SampleFilterForm(params)
     if not form.is_valid():
         return None
-    chosen = {key: form.cleaned_data[key] for key, _ in SAMPLE_FACETS if form.cleaned_data[key]}
+    chosen = form.filters()
     samples = list(paper.samples.select_related("repository").order_by("position"))
     shown = [s for s in samples if all((getattr(s, k) or "") == v for k, v in chosen.items())]
     chips = []
@@ -385,7 +385,7 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
     data = form.cleaned_data
-    chosen = {key: data[key] for key, _ in SAMPLE_FACETS if data[key]}
+    chosen = form.filters()
     page_number = data["page"] or 1
     if page_number > MAX_PAGE:
         return bad_request(request, f"page: results stop at page {MAX_PAGE}; add a filter")
