@@ -51,8 +51,10 @@ def search(
     sort: str = "relevance",
     offset: int = 0,
     limit: int = 20,
+    highlight: bool = True,
 ) -> SearchPage:
-    """One page of `base` (a filtered Paper queryset) matching `text`."""
+    """One page of `base` (a filtered Paper queryset) matching `text`. `highlight=False`
+    skips the snippets (the API has no use for them, and they cost a query)."""
     parsed = parse(text)
     if parsed.empty:
         ordered = base.order_by(*SORT_ORDER.get(sort, SORT_ORDER["newest"]))
@@ -70,10 +72,14 @@ def search(
             .order_by(*SORT_ORDER[sort])
             .values_list("id", flat=True)[offset : offset + limit]
         )
-    highlights = {
-        pk: (marked(title), marked(snippet))
-        for pk, (title, snippet) in engine.highlights(ids).items()
-    }
+    highlights = (
+        {
+            pk: (marked(title), marked(snippet))
+            for pk, (title, snippet) in engine.highlights(ids).items()
+        }
+        if highlight
+        else {}
+    )
     return SearchPage(
         ids=ids,
         total=min(total, COUNT_CAP),
