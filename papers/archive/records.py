@@ -117,11 +117,12 @@ def _report(paper: Paper) -> dict:
         "by_repo_kind": report_by_repo_kind(samples),
         "repo_kind_vocabulary": paper.report_repo_kind_vocabulary,
         "n_pointer_only_for_licence": paper.report_n_pointer_only_for_licence,
-        "samples": [_sample(s) for s in samples],
+        "samples": [export_sample(s) for s in samples],
     }
 
 
-def _sample(sample: Sample) -> dict:
+def export_sample(sample: Sample) -> dict:
+    """A sample as the record's `syntology.samples` entry (the API's sample endpoints too)."""
     return {
         "code_sha256_prefix": sample.code_sha256_prefix,
         "entry": sample.entry,
