@@ -5,7 +5,7 @@ from collections import Counter
 from urllib.parse import urlencode
 
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -13,8 +13,9 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from papers import search as fulltext
+from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id
-from papers.archive.records import export_record, records_queryset
+from papers.archive.records import export_record, record_last_modified, records_queryset
 from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
 from papers.models import (
     Author,
@@ -289,9 +290,10 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
-    """The paper as a record in the archive's own shape (seed 000)."""
+    """The paper as a record in the archive's own shape (seed 000), with validators: a
+    conditional GET of an unchanged record answers 304."""
     paper = get_object_or_404(records_queryset(Paper.objects.visible()), slug=slug)
-    return JsonResponse(export_record(paper), json_dumps_params={"ensure_ascii": False})
+    return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
 @require_GET

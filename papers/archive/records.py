@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 
@@ -39,6 +41,22 @@ def records_queryset(papers: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
         "datasets_introduced",
         "methods_introduced",
     )
+
+
+def record_last_modified(paper: Paper) -> dt.datetime:
+    """The newest change among the rows a record is written from (fetched through
+    records_queryset(), so this reads no more rows). Samples and report repositories have
+    no timestamps of their own: whatever replaces them touches the paper."""
+    stamps = [paper.updated_at]
+    for link in paper.code_links.all():
+        stamps += [link.updated_at, link.repository.updated_at]
+    stamps += [rr.repository.updated_at for rr in paper.report_repositories.all()]
+    stamps += [a.author.updated_at for a in paper.authorships.all()]
+    stamps += [t.task.updated_at for t in paper.task_links.all()]
+    stamps += [m.method.updated_at for m in paper.method_links.all()]
+    stamps += [d.updated_at for d in paper.datasets_introduced.all()]
+    stamps += [m.updated_at for m in paper.methods_introduced.all()]
+    return max(stamps)
 
 
 def _reach(repository) -> dict | None:
