@@ -5,7 +5,7 @@ from collections import Counter
 from urllib.parse import urlencode
 
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -15,7 +15,7 @@ from django_htmx.middleware import HtmxDetails
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id
-from papers.archive.records import export_record, record_last_modified, records_queryset
+from papers.archive.records import export_record, record_last_modified, record_paper
 from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
 from papers.models import (
     Author,
@@ -292,7 +292,10 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     """The paper as a record in the archive's own shape (seed 000), with validators: a
     conditional GET of an unchanged record answers 304."""
-    paper = get_object_or_404(records_queryset(Paper.objects.visible()), slug=slug)
+    try:
+        paper = record_paper(Paper.objects.visible(), slug)
+    except Paper.DoesNotExist:
+        raise Http404("No such paper") from None
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 

@@ -8,6 +8,8 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from papers.models import Author, CodeLink, Paper, Repository, Sample
 from tests.archive_helpers import run_import, write
@@ -50,3 +52,23 @@ def test_reimporting_a_changed_report_moves_last_modified(client, tmp_path, seed
     later = get(client, f"/paper/{SEED}.json", if_modified_since=first["Last-Modified"])
     assert later.status_code == 200
     assert later.json()["syntology"]["samples"][0]["status"] == "ran_honours"
+
+
+def test_a_record_is_read_in_a_fixed_number_of_queries(client, make_paper, seed_record_path):
+    """Seven queries; nine with an execution report, whose samples and repositories are
+    read only then."""
+    call_command("import_archive", str(seed_record_path), verbosity=0)
+    plain = make_paper()
+    for slug, queries in ((plain.slug, 7), (SEED, 9)):
+        with CaptureQueriesContext(connection) as few:
+            assert client.get(f"/paper/{slug}.json").status_code == 200
+        assert len(few) == queries, [q["sql"] for q in few.captured_queries]
+    seed = Paper.objects.get(slug=SEED)
+    for i in range(3):
+        repository = Repository.objects.create(url=f"https://github.com/more/repo{i}")
+        seed.code_links.create(repository=repository, position=i + 1)
+        author = Author.objects.create(slug=f"more-author-{i}", name=f"More Author {i}")
+        seed.authorships.create(author=author, position=10 + i)
+    with CaptureQueriesContext(connection) as many:
+        assert client.get(f"/paper/{SEED}.json").status_code == 200
+    assert len(many) == 9
