@@ -40,9 +40,9 @@ def get(client, url, **headers):
 # (url, queries): every endpoint, with the queries it runs whatever the page size.
 ENDPOINTS = [
     ("/api/v1/search/", 4),
-    ("/api/v1/search/?q=attention", 5),
+    ("/api/v1/search/?q=attention", 4),
     ("/api/v1/papers/", 3),
-    ("/api/v1/papers/?q=attention", 4),
+    ("/api/v1/papers/?q=attention", 3),
     ("/api/v1/papers/?title=attention&abstract=", 3),
     ("/api/v1/papers/paper-1/", 2),
     ("/api/v1/papers/paper-1/repositories/", 3),

@@ -50,7 +50,6 @@ from papers.models import (
     Sample,
     Task,
 )
-from papers.search.backends import CANDIDATES
 from papers.vocabularies import STATUS_CLAIM
 
 
@@ -81,21 +80,23 @@ class SampleQuery(PageForm, SampleFilterForm):
 # --- helpers ------------------------------------------------------------------------------
 
 
-def searched_papers(q: str, base: QuerySet[Paper], page: Page) -> tuple[int, list[Paper]]:
-    """Papers matching `q` in relevance order, through papers.search (the site's search).
+def has_words(q: str) -> bool:
+    return not fulltext.parse(q, typing=False).empty
 
-    Relevance is ranked over the first CANDIDATES matches (see papers.search.backends),
-    so the count says how many of those a client can page through.
+
+def searched_papers(q: str, base: QuerySet[Paper], page: Page) -> tuple[int, list[Paper]]:
+    """Papers matching `q` in relevance order, ranked as the site's search ranks them.
+
+    Relevance is ranked over the first CANDIDATES matches (see papers.search.backends);
+    the count says how many of those a client can page through.
     """
-    result = fulltext.search(
-        q, base, sort="relevance", offset=page.offset, limit=page.size, highlight=False
-    )
-    by_id = {p.id: p for p in Paper.objects.filter(id__in=result.ids).only(*PAPER_COLUMNS)}
-    return min(result.total, CANDIDATES), [by_id[pk] for pk in result.ids if pk in by_id]
+    ids, count = fulltext.ranked_page(q, base, offset=page.offset, limit=page.size)
+    by_id = {p.id: p for p in Paper.objects.filter(id__in=ids).only(*PAPER_COLUMNS)}
+    return count, [by_id[pk] for pk in ids if pk in by_id]
 
 
 def paper_list_page(request: HttpRequest, q: str, base: QuerySet[Paper], page: Page) -> dict:
-    if fulltext.parse(q).empty:
+    if not has_words(q):
         return paper_page(request, base, page)
     count, papers = searched_papers(q, base, page)
     return page_of(request, page, count, paper_rows(papers))
@@ -114,7 +115,7 @@ def search(request: HttpRequest) -> Payload:
     params = parameters(request, SearchQuery)
     page = Page.of(params)
     base = Paper.objects.visible()
-    if fulltext.parse(params["q"]).empty:
+    if not has_words(params["q"]):
         count = base.count()
         papers = list(base.order_by(*NEWEST).only(*PAPER_COLUMNS)[page.offset : page.stop])
     else:

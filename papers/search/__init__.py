@@ -51,10 +51,8 @@ def search(
     sort: str = "relevance",
     offset: int = 0,
     limit: int = 20,
-    highlight: bool = True,
 ) -> SearchPage:
-    """One page of `base` (a filtered Paper queryset) matching `text`. `highlight=False`
-    skips the snippets (the API has no use for them, and they cost a query)."""
+    """One page of `base` (a filtered Paper queryset) matching `text`."""
     parsed = parse(text)
     if parsed.empty:
         ordered = base.order_by(*SORT_ORDER.get(sort, SORT_ORDER["newest"]))
@@ -72,14 +70,10 @@ def search(
             .order_by(*SORT_ORDER[sort])
             .values_list("id", flat=True)[offset : offset + limit]
         )
-    highlights = (
-        {
-            pk: (marked(title), marked(snippet))
-            for pk, (title, snippet) in engine.highlights(ids).items()
-        }
-        if highlight
-        else {}
-    )
+    highlights = {
+        pk: (marked(title), marked(snippet))
+        for pk, (title, snippet) in engine.highlights(ids).items()
+    }
     return SearchPage(
         ids=ids,
         total=min(total, COUNT_CAP),
@@ -87,6 +81,22 @@ def search(
         parsed=parsed,
         highlights=highlights,
     )
+
+
+def ranked_page(text: str, base: QuerySet, *, offset: int, limit: int) -> tuple[list[int], int]:
+    """For clients that page through results (the API): one page of `base` matching `text`
+    in relevance order, and how many matches the ranking covers (at most CANDIDATES, past
+    which pages are empty), from one query (two for a page past the end). The text is
+    read as finished words: the last is not matched as a prefix. Empty text is an error:
+    the caller lists papers in its own order instead."""
+    parsed = parse(text, typing=False)
+    if parsed.empty:
+        raise ValueError("no words to search for")
+    engine = backend_for(parsed, base)
+    ids, ranked = engine.ranked_window(offset, limit)
+    if ranked is None:
+        ranked = min(engine.count(CANDIDATES), CANDIDATES)
+    return ids, ranked
 
 
 def matching_ids(text: str, base: QuerySet) -> list[int]:
