@@ -118,7 +118,8 @@ def chunked(queryset: QuerySet, size: int | None = None) -> Iterator[list]:
         if not rows:
             return
         yield rows
-        last = rows[-1]["id"] if isinstance(rows[-1], dict) else rows[-1].id
+        row = rows[-1]
+        last = row["id"] if isinstance(row, dict) else row[0] if isinstance(row, tuple) else row.id
 
 
 def paper_url(slug: str) -> str:
@@ -135,16 +136,32 @@ def _named(slug: str, name: str) -> str:
     return name if n.slug_of(name) == slug else slug
 
 
-def _lists(model: type[Model], target: str, paper_ids: list[int]) -> dict[int, list[str]]:
-    """Each paper's authors/tasks/methods as its record spells them, in order."""
-    lists: dict[int, list[str]] = defaultdict(list)
-    rows = (
-        model.objects.filter(paper_id__in=paper_ids)
+def _lists(
+    model: type[Model], target: str, papers: dict[str, int], names: dict[int, str] | None
+) -> dict[int, list[tuple[str, int]]]:
+    """Each paper's authors/tasks/methods as its record spells them, with their ids, in
+    order.
+
+    `papers` is a paper_id range (a chunk of the whole table), which the index reads as
+    one range rather than thousands of bound ids. A row without its own spelling takes
+    its target's name: from `names` (tasks and methods, a few thousand, held whole) or
+    looked up for just those rows (authors, millions).
+    """
+    lists: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    rows = list(
+        model.objects.filter(**papers)
         .order_by("paper_id", "position")
-        .values_list("paper_id", "name", f"{target}__name")
+        .values_list("paper_id", "name", f"{target}_id")
     )
-    for paper_id, spelled, name in rows:
-        lists[paper_id].append(spelled or name)
+    if names is None:
+        unnamed = {target_id for _, spelled, target_id in rows if not spelled}
+        names = dict(
+            model._meta.get_field(target)
+            .related_model.objects.filter(id__in=unnamed)
+            .values_list("id", "name")
+        )
+    for paper_id, spelled, target_id in rows:
+        lists[paper_id].append((spelled or names[target_id], target_id))
     return lists
 
 
@@ -159,35 +176,37 @@ PAPER_VALUES = (
 def paper_rows() -> Iterator[dict]:
     """Every paper, as the papers-with-abstracts dump writes one (methods by name and full
     name: their descriptions are in the methods dump)."""
-    for chunk in chunked(Paper.objects.values(*PAPER_VALUES)):
-        ids = [row["id"] for row in chunk]
-        authors = _lists(PaperAuthor, "author", ids)
-        tasks = _lists(PaperTask, "task", ids)
-        methods: dict[int, list[dict]] = defaultdict(list)
-        for paper_id, spelled, name, full_name in (
-            PaperMethod.objects.filter(paper_id__in=ids)
-            .order_by("paper_id", "position")
-            .values_list("paper_id", "name", "method__name", "method__full_name")
-        ):
-            methods[paper_id].append({"name": spelled or name, "full_name": full_name})
-        for row in chunk:
-            pk = row["id"]
+    task_names = dict(Task.objects.values_list("id", "name"))
+    method_names = dict(Method.objects.values_list("id", "name"))
+    full_names = dict(Method.objects.values_list("id", "full_name"))
+    for chunk in chunked(Paper.objects.values_list(*PAPER_VALUES)):
+        within = {"paper_id__gte": chunk[0][0], "paper_id__lte": chunk[-1][0]}
+        authors = _lists(PaperAuthor, "author", within, None)
+        tasks = _lists(PaperTask, "task", within, task_names)
+        methods = _lists(PaperMethod, "method", within, method_names)
+        for (
+            pk, slug, arxiv, nips, openreview, title, abstract, short_abstract, url_abs,
+            url_pdf, proceeding, conference, published,
+        ) in chunk:  # fmt: skip
             yield {
-                "paper_url": paper_url(row["slug"]),
-                "arxiv_id": row["arxiv_id"],
-                "nips_id": _or_none(row["nips_id"]),
-                "openreview_id": _or_none(row["openreview_id"]),
-                "title": row["title"],
-                "abstract": row["abstract"],
-                "short_abstract": _or_none(row["short_abstract"]),
-                "url_abs": _or_none(row["url_abs"]),
-                "url_pdf": _or_none(row["url_pdf"]),
-                "proceeding": _or_none(row["proceeding"]),
-                "conference": _or_none(row["conference"]),
-                "authors": authors.get(pk, []),
-                "tasks": tasks.get(pk, []),
-                "date": row["published"].isoformat() if row["published"] else None,
-                "methods": methods.get(pk, []),
+                "paper_url": paper_url(slug),
+                "arxiv_id": arxiv,
+                "nips_id": _or_none(nips),
+                "openreview_id": _or_none(openreview),
+                "title": title,
+                "abstract": abstract,
+                "short_abstract": _or_none(short_abstract),
+                "url_abs": _or_none(url_abs),
+                "url_pdf": _or_none(url_pdf),
+                "proceeding": _or_none(proceeding),
+                "conference": _or_none(conference),
+                "authors": [name for name, _ in authors.get(pk, ())],
+                "tasks": [name for name, _ in tasks.get(pk, ())],
+                "date": published.isoformat() if published else None,
+                "methods": [
+                    {"name": name, "full_name": full_names[method_id]}
+                    for name, method_id in methods.get(pk, ())
+                ],
             }
 
 
