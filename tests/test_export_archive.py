@@ -318,3 +318,18 @@ def test_exports_read_big_tables_in_chunks_never_whole(tmp_path, make_paper, mon
         for sql in reads:
             bounded = re.search(r'"paper_id" >= \S+ AND "papers_\w+"\."paper_id" <= ', sql)
             assert " LIMIT " in sql or " IN (" in sql or bounded, (kind, sql)
+
+
+def test_a_full_disk_while_compressing_fails_the_export_and_leaves_no_file(
+    tmp_path, make_paper, monkeypatch
+):
+    make_paper()
+
+    class FullDisk(io.BytesIO):
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(export.gzip, "open", lambda *args, **kwargs: FullDisk())
+    with pytest.raises(OSError, match="No space left"):
+        call_command("export_archive", kind="papers", output=str(tmp_path / "p.json.gz"))
+    assert list(tmp_path.iterdir()) == []

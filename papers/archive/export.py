@@ -16,6 +16,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import queue
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -45,7 +47,10 @@ from papers.models import (
 CHUNK = 2000
 SITE = "https://paperswithcode.com"  # the archive's own URLs, which the importer reads back
 FORMATS = (".json", ".json.gz", ".jsonl", ".jsonl.gz")
-GZIP_LEVEL = 5  # level 9 (gzip's default) triples the time for 3% less
+# Abstracts compress at ~67 MB/s at level 1 and ~20 MB/s at level 5 (for 17% less), and
+# gzip's default of 9 is slower still: a dump is written once and often re-read.
+GZIP_LEVEL = 1
+BLOCK = 1 << 20  # text handed to the output at a time
 
 
 # --- output -------------------------------------------------------------------------------
@@ -53,7 +58,14 @@ GZIP_LEVEL = 5  # level 9 (gzip's default) triples the time for 3% less
 
 class DumpWriter:
     """A JSON array (.json) or JSON Lines (.jsonl), gzipped for .gz, written to a
-    temporary name and renamed into place only once complete."""
+    temporary name and renamed into place only once complete.
+
+    Rows are encoded into blocks of about a megabyte. A gzipped file is compressed by a
+    second thread (zlib releases the GIL), so reading the database and compressing
+    share the machine's two cores; at most QUEUED blocks wait between them.
+    """
+
+    QUEUED = 8
 
     def __init__(self, path: Path):
         self.path = path
@@ -63,34 +75,77 @@ class DumpWriter:
         self.lines = ".jsonl" in name
         self.partial = path.with_name(path.name + ".partial")
         self.count = 0
-        self._out: IO[str] | None = None
         self._gzip = name.endswith(".gz")
+        self._block: list[str] = []
+        self._size = 0
+        self._file: IO[bytes] | None = None
+        self._queue: queue.Queue[bytes | None] | None = None
+        self._thread: threading.Thread | None = None
+        self._failure: BaseException | None = None
 
     def __enter__(self) -> DumpWriter:
         if self._gzip:
-            self._out = gzip.open(self.partial, "wt", encoding="utf-8", compresslevel=GZIP_LEVEL)
+            self._file = gzip.open(self.partial, "wb", compresslevel=GZIP_LEVEL)
+            self._queue = queue.Queue(maxsize=self.QUEUED)
+            self._thread = threading.Thread(target=self._compress, daemon=True)
+            self._thread.start()
         else:
-            self._out = open(self.partial, "w", encoding="utf-8")
+            self._file = open(self.partial, "wb")
         if not self.lines:
-            self._out.write("[")
+            self._add("[")
         return self
 
     def write(self, item: Any) -> None:
         text = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
         if self.lines:
-            self._out.write(text + "\n")
+            self._add(text + "\n")
         else:
-            self._out.write(("\n" if not self.count else ",\n") + text)
+            self._add(("\n" if not self.count else ",\n") + text)
         self.count += 1
 
+    def _add(self, text: str) -> None:
+        self._block.append(text)
+        self._size += len(text)
+        if self._size >= BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        data = "".join(self._block).encode()
+        self._block, self._size = [], 0
+        if self._queue is None:
+            self._file.write(data)
+            return
+        if self._failure is not None:
+            raise self._failure
+        self._queue.put(data)
+
+    def _compress(self) -> None:
+        while (data := self._queue.get()) is not None:
+            if self._failure is None:
+                try:
+                    self._file.write(data)
+                except BaseException as exc:  # handed to the writing thread
+                    self._failure = exc
+
     def __exit__(self, exc_type, exc, tb) -> None:
-        if not self.lines:
-            self._out.write("\n]\n" if self.count else "]\n")
-        self._out.close()
-        if exc_type is None:
-            os.replace(self.partial, self.path)
-        else:
-            self.partial.unlink(missing_ok=True)
+        complete = False
+        try:
+            if exc_type is None:
+                if not self.lines:
+                    self._add("\n]\n" if self.count else "]\n")
+                self._flush()
+            complete = exc_type is None
+        finally:
+            if self._thread is not None:
+                self._queue.put(None)
+                self._thread.join()
+            self._file.close()
+            if complete and self._failure is None:
+                os.replace(self.partial, self.path)
+            else:
+                self.partial.unlink(missing_ok=True)
+        if self._failure is not None and exc_type is None:
+            raise self._failure
 
 
 def export_kind(
