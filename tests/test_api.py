@@ -222,6 +222,17 @@ def test_pages_link_to_each_other_and_cap_their_size(client, two):
     assert "title=attention" in filtered["next"]
 
 
+def test_a_search_pages_through_its_ranked_window_only(client, two, monkeypatch):
+    from papers.api import views
+
+    both = client.get("/api/v1/papers/?q=attention").json()
+    assert [p["id"] for p in both["results"]] and both["count"] == 2
+    monkeypatch.setattr(views, "SEARCH_WINDOW", 1)
+    one = client.get("/api/v1/papers/?q=attention&items_per_page=1").json()
+    assert (one["count"], len(one["results"]), one["next"]) == (1, 1, None)
+    assert client.get("/api/v1/papers/?q=attention&page=2").json()["results"] == []
+
+
 def test_a_conditional_get_of_an_unchanged_object_is_304(client, two):
     first = client.get("/api/v1/papers/paper-1/")
     assert first["ETag"] and first["Last-Modified"]

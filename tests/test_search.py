@@ -170,3 +170,11 @@ def test_finished_text_does_not_match_its_last_word_as_a_prefix(docs):
     assert slugs("vis") == ["vision"]  # typing: "vis" may become "vision"
     assert ranked_page("vis", Paper.objects.all(), offset=0, limit=5) == ([], 0)
     assert parse("the", typing=False).empty
+
+
+def test_a_ranked_page_covers_only_its_window_of_candidates(docs):
+    from papers.search import ranked_page
+
+    ids, count = ranked_page("graph", Paper.objects.all(), offset=0, limit=5, candidates=2)
+    assert (len(ids), count) == (2, 2)
+    assert ranked_page("graph", Paper.objects.all(), offset=2, limit=5, candidates=2) == ([], 2)

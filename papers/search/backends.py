@@ -33,17 +33,21 @@ class Backend:
             cursor.execute(sql, params)
             return cursor.fetchall()
 
-    def _ranked(self, offset: int, limit: int, columns: str) -> list[tuple]:
+    def _ranked(
+        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
+    ) -> list[tuple]:
         """`columns` of one page of the candidates (`id`, `score`) in relevance order."""
         raise NotImplementedError
 
     def ranked(self, offset: int, limit: int) -> list[int]:
         return [row[0] for row in self._ranked(offset, limit, "id")]
 
-    def ranked_window(self, offset: int, limit: int) -> tuple[list[int], int | None]:
-        """A page of ranked ids, and how many candidates were ranked (at most CANDIDATES)
-        from the same query; None when the page is past the end."""
-        rows = self._ranked(offset, limit, "id, COUNT(*) OVER ()")
+    def ranked_window(
+        self, offset: int, limit: int, candidates: int = CANDIDATES
+    ) -> tuple[list[int], int | None]:
+        """A page of ranked ids, and how many candidates were ranked (at most
+        `candidates`) from the same query; None when the page is past the end."""
+        rows = self._ranked(offset, limit, "id, COUNT(*) OVER ()", candidates)
         return [row[0] for row in rows], (rows[0][1] if rows else None)
 
 
@@ -81,10 +85,12 @@ class SQLiteBackend(Backend):
         sql, params = self._joined("papers_paper_fts.rowid", cap)
         return [row[0] for row in self._fetch(sql, params)]
 
-    def _ranked(self, offset: int, limit: int, columns: str) -> list[tuple]:
+    def _ranked(
+        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
+    ) -> list[tuple]:
         sql, params = self._joined(
             f"papers_paper_fts.rowid AS id, bm25(papers_paper_fts, {self.WEIGHTS}) AS score",
-            CANDIDATES,
+            candidates,
         )
         return self._fetch(
             f"SELECT {columns} FROM ({sql}) ORDER BY score, id "
@@ -139,15 +145,17 @@ class PostgresBackend(Backend):
     def ids(self, cap: int) -> list[int]:
         return list(self._matches().values_list("id", flat=True)[:cap])
 
-    def _ranked(self, offset: int, limit: int, columns: str) -> list[tuple]:
+    def _ranked(
+        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
+    ) -> list[tuple]:
         query, params = self.tsquery()
         score = RawSQL(
             f'ts_rank({self.WEIGHTS}, "papers_paper"."search_vector", {query})',
             params,
             FloatField(),
         )
-        candidates = self._matches().annotate(score=score).values("id", "score")[:CANDIDATES]
-        sql, sql_params = candidates.query.sql_with_params()
+        window = self._matches().annotate(score=score).values("id", "score")[:candidates]
+        sql, sql_params = window.query.sql_with_params()
         return self._fetch(
             f"SELECT {columns} FROM ({sql}) AS c ORDER BY score DESC, id "
             f"LIMIT {int(limit)} OFFSET {int(offset)}",
