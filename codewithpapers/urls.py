@@ -7,6 +7,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", views.healthz, name="healthz"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
+    path("api/v1/", include("papers.api.urls")),
     path("", include("papers.urls")),
 ]
 

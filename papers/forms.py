@@ -81,11 +81,23 @@ class SearchForm(forms.Form):
 
 
 class SampleFilterForm(forms.Form):
+    """The sample filters of /samples, the paper page and the API's sample endpoints."""
+
+    FILTERS = ("status", "contract_check", "language", "repo_kind")
+
     status = _Text()
     contract_check = _Text()
     language = _Text()
     repo_kind = _Text()
     page = forms.IntegerField(required=False, min_value=1)
+
+    def filters(self) -> dict[str, str]:
+        """The chosen filters as Sample field lookups: {"status": "ran", …}."""
+        return self.filters_of(self.cleaned_data)
+
+    @classmethod
+    def filters_of(cls, cleaned_data: dict) -> dict[str, str]:
+        return {key: cleaned_data[key] for key in cls.FILTERS if cleaned_data[key]}
 
 
 def describe_errors(form: forms.Form) -> str:

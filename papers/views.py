@@ -7,7 +7,7 @@ from collections import Counter
 from urllib.parse import urlencode
 
 from django.db.models import Count, Prefetch
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import condition, require_GET
 from django.views.decorators.vary import vary_on_headers
@@ -16,8 +16,9 @@ from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import content_version, version_time
 from papers import search as fulltext
+from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id
-from papers.archive.records import export_record, records_queryset
+from papers.archive.records import export_record, record_last_modified, record_paper
 from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
 from papers.models import (
     Author,
@@ -289,7 +290,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
     form = SampleFilterForm(params)
     if not form.is_valid():
         return None
-    chosen = {key: form.cleaned_data[key] for key, _ in SAMPLE_FACETS if form.cleaned_data[key]}
+    chosen = form.filters()
     samples = list(paper.samples.select_related("repository").order_by("position"))
     shown = [s for s in samples if all((getattr(s, k) or "") == v for k, v in chosen.items())]
     chips = []
@@ -326,9 +327,13 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
-    """The paper as a record in the archive's own shape (seed 000)."""
-    paper = get_object_or_404(records_queryset(Paper.objects.visible()), slug=slug)
-    return JsonResponse(export_record(paper), json_dumps_params={"ensure_ascii": False})
+    """The paper as a record in the archive's own shape (seed 000), with validators: a
+    conditional GET of an unchanged record answers 304."""
+    try:
+        paper = record_paper(Paper.objects.visible(), slug)
+    except Paper.DoesNotExist:
+        raise Http404("No such paper") from None
+    return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
 @require_GET
@@ -422,7 +427,7 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
     data = form.cleaned_data
-    chosen = {key: data[key] for key, _ in SAMPLE_FACETS if data[key]}
+    chosen = form.filters()
     page_number = data["page"] or 1
     if page_number > MAX_PAGE:
         return bad_request(request, f"page: results stop at page {MAX_PAGE}; add a filter")

@@ -33,6 +33,12 @@ STATUS_EXPLANATIONS = {
 }
 
 
+# Shown wherever statuses of more than one paper's report are listed together.
+STATUS_CLAIM = (
+    "Per-sample execution status on synthesized fixtures; not a correctness claim about any paper."
+)
+
+
 class ContractCheck(models.TextChoices):
     HONOURS = "HONOURS", "Honours"
     VIOLATES = "VIOLATES", "Violates"

@@ -150,3 +150,31 @@ def test_newest_and_implementations_sorts(db):
     assert slugs("graph ", sort="newest") == ["new", "old"]
     assert slugs("graph ", sort="implementations") == ["old", "new"]
     assert slugs("", sort="newest") == ["new", "old"]
+
+
+def test_a_ranked_page_counts_its_candidates_in_the_same_query(docs, django_assert_num_queries):
+    from papers.search import ranked_page
+
+    with django_assert_num_queries(1):
+        ids, count = ranked_page("graph", Paper.objects.all(), offset=0, limit=2)
+    assert count == 3
+    found = dict(Paper.objects.filter(id__in=ids).values_list("id", "slug"))
+    assert [found[i] for i in ids] == ["graph-nets", "nets-in-abstract"]
+    with django_assert_num_queries(2):  # past the end: the count is asked for on its own
+        assert ranked_page("graph", Paper.objects.all(), offset=10, limit=2) == ([], 3)
+
+
+def test_finished_text_does_not_match_its_last_word_as_a_prefix(docs):
+    from papers.search import ranked_page
+
+    assert slugs("vis") == ["vision"]  # typing: "vis" may become "vision"
+    assert ranked_page("vis", Paper.objects.all(), offset=0, limit=5) == ([], 0)
+    assert parse("the", typing=False).empty
+
+
+def test_a_ranked_page_covers_only_its_window_of_candidates(docs):
+    from papers.search import ranked_page
+
+    ids, count = ranked_page("graph", Paper.objects.all(), offset=0, limit=5, candidates=2)
+    assert (len(ids), count) == (2, 2)
+    assert ranked_page("graph", Paper.objects.all(), offset=2, limit=5, candidates=2) == ([], 2)

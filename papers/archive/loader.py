@@ -426,6 +426,7 @@ class Loader:
             ):
                 current[paper_id].append((repo_id, provenance, position))
         stale = [pid for pid, rows in wanted.items() if current.get(pid, []) != rows]
+        self._touch(stale)
         delete_where_in(ReportRepository, "paper_id", stale)
         insert_rows(
             ReportRepository,
@@ -453,6 +454,7 @@ class Loader:
         unchanged = sum(len(wanted[pid]) for pid in wanted if pid not in set(stale))
         self.stats.add("Sample", "unchanged", unchanged)
         replaced = sum(len(current.get(pid, [])) for pid in stale)
+        self._touch(stale)
         delete_where_in(Sample, "paper_id", stale)
         columns = ["paper_id", "repository_id", *SAMPLE_FIELDS]
         new = [
@@ -492,7 +494,16 @@ class Loader:
                 stale = model.objects.filter(pk=target).exclude(introduced_by_id=paper_id)
                 if not self.overwrite_edits:
                     stale = stale.filter(edited_in_admin=False)
-                stale.update(introduced_by_id=paper_id, updated_at=self.now)
+                losing = [pk for pk in stale.values_list("introduced_by_id", flat=True) if pk]
+                if stale.update(introduced_by_id=paper_id, updated_at=self.now):
+                    self._touch([paper_id, *losing])
+
+    def _touch(self, paper_ids: list[int]) -> None:
+        """Mark papers changed whose record changed through rows without timestamps of
+        their own (samples, report repositories, what they introduce), so the record's
+        Last-Modified moves with it."""
+        for part in chunks(paper_ids):
+            Paper.objects.filter(id__in=part).update(updated_at=self.now)
 
     # --- methods and datasets -------------------------------------------------------------
 
@@ -722,6 +733,14 @@ def _resolve(model, fk: str, items: list[tuple[int, str]]) -> None:
         if paper_id:
             updates.append(model(id=pk, **{fk: paper_id}))
     model.objects.bulk_update(updates, [fk], batch_size=500)
+    if model is not LeaderboardRow:
+        # The introducing paper's record now names this method or dataset.
+        now = timezone.now()
+        gained = sorted({getattr(u, fk) for u in updates})
+        for part in chunks(gained):
+            Paper.objects.filter(id__in=part).update(updated_at=now)
+        for part in chunks([u.id for u in updates]):
+            model.objects.filter(id__in=part).update(updated_at=now)
 
 
 def hide_case_duplicates(model) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 
 from papers.models import (
     CodeLink,
+    Dataset,
+    Method,
     Paper,
     PaperAuthor,
     PaperMethod,
@@ -18,27 +22,102 @@ from papers.models import (
 )
 
 
+def _record_lookups(with_report: bool = True) -> list:
+    """What a record reads, each relation narrowed to the columns it uses (compiling and
+    reading the full width of every joined table is most of a record's time)."""
+    lookups = [
+        Prefetch(
+            "authorships",
+            PaperAuthor.objects.select_related("author")
+            .only("paper_id", "position", "name", "author__name", "author__updated_at")
+            .order_by("position"),
+        ),
+        Prefetch(
+            "code_links",
+            CodeLink.objects.select_related("repository")
+            .only(*CODE_LINK_COLUMNS, *(f"repository__{c}" for c in REPOSITORY_COLUMNS))
+            .order_by("position", "id"),
+        ),
+        Prefetch(
+            "task_links",
+            PaperTask.objects.select_related("task")
+            .only("paper_id", "position", "name", "task__name", "task__updated_at")
+            .order_by("position"),
+        ),
+        Prefetch(
+            "method_links",
+            PaperMethod.objects.select_related("method")
+            .only("paper_id", "position", "name", "method__name", "method__updated_at")
+            .order_by("position"),
+        ),
+        Prefetch("datasets_introduced", Dataset.objects.only(*INTRODUCED_COLUMNS)),
+        Prefetch("methods_introduced", Method.objects.only(*INTRODUCED_COLUMNS)),
+    ]
+    if with_report:
+        lookups += [
+            Prefetch(
+                "report_repositories",
+                ReportRepository.objects.select_related("repository")
+                .only(
+                    "paper_id",
+                    "position",
+                    "provenance",
+                    *(f"repository__{c}" for c in REPOSITORY_COLUMNS),
+                )
+                .order_by("position"),
+            ),
+            Prefetch("samples", Sample.objects.order_by("position")),
+        ]
+    return lookups
+
+
+CODE_LINK_COLUMNS = (
+    "paper_id", "position", "is_official", "mentioned_in_paper", "mentioned_in_github",
+    "framework", "updated_at",
+)  # fmt: skip
+REPOSITORY_COLUMNS = ("url", "reach_status", "licence", "updated_at")
+INTRODUCED_COLUMNS = ("id", "name", "introduced_by_id", "updated_at")
+
+
 def records_queryset(papers: QuerySet[Paper] | None = None) -> QuerySet[Paper]:
     """Papers with everything a record needs, in a constant number of queries."""
     papers = Paper.objects.all() if papers is None else papers
-    return papers.prefetch_related(
-        Prefetch("authorships", PaperAuthor.objects.select_related("author").order_by("position")),
-        Prefetch(
-            "code_links",
-            CodeLink.objects.select_related("repository").order_by("position", "id"),
-        ),
-        Prefetch("task_links", PaperTask.objects.select_related("task").order_by("position")),
-        Prefetch(
-            "method_links", PaperMethod.objects.select_related("method").order_by("position")
-        ),
-        Prefetch(
-            "report_repositories",
-            ReportRepository.objects.select_related("repository").order_by("position"),
-        ),
-        Prefetch("samples", Sample.objects.order_by("position")),
-        "datasets_introduced",
-        "methods_introduced",
-    )
+    return papers.prefetch_related(*_record_lookups())
+
+
+def record_paper(papers: QuerySet[Paper], slug: str) -> Paper:
+    """One paper with everything its record needs: seven queries, nine when it has an
+    execution report (most papers have none, and their report rows are not asked for).
+
+    The same querysets as records_queryset(), each run for this one paper and kept where
+    prefetch_related would keep it: prefetching's machinery, built for many objects,
+    costs a third of a single record's time.
+    """
+    paper = papers.get(slug=slug)
+    paper._prefetched_objects_cache = {}
+    for lookup in _record_lookups(with_report=paper.has_report):
+        relation = Paper._meta.get_field(lookup.prefetch_through).remote_field.name
+        rows = lookup.queryset.filter(**{relation: paper})
+        list(rows)  # evaluated once; the related manager's .all() returns these rows
+        paper._prefetched_objects_cache[lookup.prefetch_through] = rows
+    return paper
+
+
+def record_last_modified(paper: Paper) -> dt.datetime:
+    """The newest change among the rows a record is written from (fetched through
+    records_queryset() or record_paper(), so this reads no more rows). Samples and report
+    repositories have no timestamps of their own: whatever replaces them touches the paper."""
+    stamps = [paper.updated_at]
+    for link in paper.code_links.all():
+        stamps += [link.updated_at, link.repository.updated_at]
+    if paper.has_report:
+        stamps += [rr.repository.updated_at for rr in paper.report_repositories.all()]
+    stamps += [a.author.updated_at for a in paper.authorships.all()]
+    stamps += [t.task.updated_at for t in paper.task_links.all()]
+    stamps += [m.method.updated_at for m in paper.method_links.all()]
+    stamps += [d.updated_at for d in paper.datasets_introduced.all()]
+    stamps += [m.updated_at for m in paper.methods_introduced.all()]
+    return max(stamps)
 
 
 def _reach(repository) -> dict | None:
@@ -117,11 +196,12 @@ def _report(paper: Paper) -> dict:
         "by_repo_kind": report_by_repo_kind(samples),
         "repo_kind_vocabulary": paper.report_repo_kind_vocabulary,
         "n_pointer_only_for_licence": paper.report_n_pointer_only_for_licence,
-        "samples": [_sample(s) for s in samples],
+        "samples": [export_sample(s) for s in samples],
     }
 
 
-def _sample(sample: Sample) -> dict:
+def export_sample(sample: Sample) -> dict:
+    """A sample as the record's `syntology.samples` entry (the API's sample endpoints too)."""
     return {
         "code_sha256_prefix": sample.code_sha256_prefix,
         "entry": sample.entry,

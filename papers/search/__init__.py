@@ -83,6 +83,24 @@ def search(
     )
 
 
+def ranked_page(
+    text: str, base: QuerySet, *, offset: int, limit: int, candidates: int = CANDIDATES
+) -> tuple[list[int], int]:
+    """For clients that page through results (the API): one page of `base` matching `text`
+    in relevance order, and how many matches the ranking covers (at most `candidates`,
+    past which pages are empty), from one query (two for a page past the end). The text
+    is read as finished words: the last is not matched as a prefix. Empty text is an
+    error: the caller lists papers in its own order instead."""
+    parsed = parse(text, typing=False)
+    if parsed.empty:
+        raise ValueError("no words to search for")
+    engine = backend_for(parsed, base)
+    ids, ranked = engine.ranked_window(offset, limit, candidates)
+    if ranked is None:
+        ranked = min(engine.count(candidates), candidates)
+    return ids, ranked
+
+
 def matching_ids(text: str, base: QuerySet) -> list[int]:
     """Every id in `base` matching `text`, up to COUNT_CAP (for exact facet counts)."""
     parsed = parse(text)

@@ -33,6 +33,23 @@ class Backend:
             cursor.execute(sql, params)
             return cursor.fetchall()
 
+    def _ranked(
+        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
+    ) -> list[tuple]:
+        """`columns` of one page of the candidates (`id`, `score`) in relevance order."""
+        raise NotImplementedError
+
+    def ranked(self, offset: int, limit: int) -> list[int]:
+        return [row[0] for row in self._ranked(offset, limit, "id")]
+
+    def ranked_window(
+        self, offset: int, limit: int, candidates: int = CANDIDATES
+    ) -> tuple[list[int], int | None]:
+        """A page of ranked ids, and how many candidates were ranked (at most
+        `candidates`) from the same query; None when the page is past the end."""
+        rows = self._ranked(offset, limit, "id, COUNT(*) OVER ()", candidates)
+        return [row[0] for row in rows], (rows[0][1] if rows else None)
+
 
 class SQLiteBackend(Backend):
     WEIGHTS = "10.0, 3.0, 1.0"  # title, abstract, author_names
@@ -68,16 +85,18 @@ class SQLiteBackend(Backend):
         sql, params = self._joined("papers_paper_fts.rowid", cap)
         return [row[0] for row in self._fetch(sql, params)]
 
-    def ranked(self, offset: int, limit: int) -> list[int]:
+    def _ranked(
+        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
+    ) -> list[tuple]:
         sql, params = self._joined(
             f"papers_paper_fts.rowid AS id, bm25(papers_paper_fts, {self.WEIGHTS}) AS score",
-            CANDIDATES,
+            candidates,
         )
-        rows = self._fetch(
-            f"SELECT id FROM ({sql}) ORDER BY score, id LIMIT {int(limit)} OFFSET {int(offset)}",
+        return self._fetch(
+            f"SELECT {columns} FROM ({sql}) ORDER BY score, id "
+            f"LIMIT {int(limit)} OFFSET {int(offset)}",
             params,
         )
-        return [row[0] for row in rows]
 
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         if not ids:
@@ -126,21 +145,22 @@ class PostgresBackend(Backend):
     def ids(self, cap: int) -> list[int]:
         return list(self._matches().values_list("id", flat=True)[:cap])
 
-    def ranked(self, offset: int, limit: int) -> list[int]:
+    def _ranked(
+        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
+    ) -> list[tuple]:
         query, params = self.tsquery()
         score = RawSQL(
             f'ts_rank({self.WEIGHTS}, "papers_paper"."search_vector", {query})',
             params,
             FloatField(),
         )
-        candidates = self._matches().annotate(score=score).values("id", "score")[:CANDIDATES]
-        sql, sql_params = candidates.query.sql_with_params()
-        rows = self._fetch(
-            f"SELECT id FROM ({sql}) AS c ORDER BY score DESC, id "
+        window = self._matches().annotate(score=score).values("id", "score")[:candidates]
+        sql, sql_params = window.query.sql_with_params()
+        return self._fetch(
+            f"SELECT {columns} FROM ({sql}) AS c ORDER BY score DESC, id "
             f"LIMIT {int(limit)} OFFSET {int(offset)}",
             sql_params,
         )
-        return [row[0] for row in rows]
 
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         if not ids:

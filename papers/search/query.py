@@ -52,12 +52,15 @@ class ParsedQuery:
         return [w for group in self.groups for term in group for w in term.words]
 
 
-def parse(text: str) -> ParsedQuery:
+def parse(text: str, *, typing: bool = True) -> ParsedQuery:
+    """`typing=False` reads the text as finished (an API query): no prefix matching."""
     text = (text or "").replace("\x00", " ")
     result = ParsedQuery(truncated=len(text) > MAX_QUERY_CHARS)
     text = text[:MAX_QUERY_CHARS]
     tokens = _TOKEN.findall(text)
-    ends_open = bool(text) and not text[-1].isspace() and not text.rstrip().endswith('"')
+    ends_open = (
+        typing and bool(text) and not text[-1].isspace() and not text.rstrip().endswith('"')
+    )
     pending_or = False
     count = 0
     for index, token in enumerate(tokens):

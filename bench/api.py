@@ -1,0 +1,305 @@
+"""Benchmark: API and JSON export latency, and export_archive, at full archive scale.
+
+    python bench/api.py                                  # both engines, the shared databases
+    python bench/api.py --engines sqlite --requests 100
+    python bench/api.py --no-export                      # latencies only
+
+For each engine, in one process per engine (read-only: nothing is written to the
+databases): p50/p95 of
+  /api/v1/papers/?q=learning, /api/v1/papers/<id>/, /api/v1/papers/<id>/repositories/
+  and /paper/<slug>.json
+through Django's test client (the whole request: middleware, view, JSON), each on
+--requests different papers (the search repeats), against a naive baseline in the
+same run that answers the same questions the obvious way, called directly (the
+request cycle adds under 1 ms): an icontains search over title and abstract, and
+objects serialised one by one with their related rows fetched per object. Both are
+run once untimed over the same papers first, so both are timed on warm pages. Then
+`export_archive --kind papers` of every paper (.jsonl and .json.gz), as a subprocess:
+wall time, CPU time and peak RSS.
+
+Goals (issue 6): p95 < 100 ms for lists, < 30 ms for details; the export of all
+papers under 2 minutes with RSS under 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+DEFAULTS = {
+    "sqlite": "sqlite:////work/bench-data/full.sqlite3",
+    "postgres": "postgres://postgres@127.0.0.1:5432/cwp_full",
+}
+GOALS = {"list": 100.0, "detail": 30.0}
+
+
+# --- inside one engine's process ------------------------------------------------------------
+
+
+def _naive_paper(paper) -> dict:
+    """A paper serialised on its own: its authors fetched for it, one author at a time."""
+    return {
+        "id": paper.slug,
+        "arxiv_id": paper.arxiv_id,
+        "nips_id": paper.nips_id or None,
+        "url_abs": paper.url_abs,
+        "url_pdf": paper.url_pdf,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "authors": [a.author.name for a in paper.authorships.order_by("position")],
+        "published": paper.published.isoformat() if paper.published else None,
+        "conference": paper.conference or None,
+        "proceeding": paper.proceeding or None,
+    }
+
+
+def naive_search(q: str) -> bytes:
+    from django.db.models import Q
+
+    from papers.models import Paper
+
+    matches = Paper.objects.filter(hidden=False).filter(
+        Q(title__icontains=q) | Q(abstract__icontains=q)
+    )
+    count = matches.count()
+    rows = [_naive_paper(p) for p in matches.order_by("-published", "-id")[:50]]
+    return json.dumps({"count": count, "results": rows}).encode()
+
+
+def naive_detail(slug: str) -> bytes:
+    from papers.models import Paper
+
+    return json.dumps(_naive_paper(Paper.objects.get(slug=slug))).encode()
+
+
+def naive_repositories(slug: str) -> bytes:
+    from papers.models import CodeLink, Paper
+
+    paper = Paper.objects.get(slug=slug)
+    rows = []
+    for link in paper.code_links.all():
+        repository = link.repository
+        first = CodeLink.objects.filter(repository=repository).exclude(framework="").first()
+        rows.append(
+            {
+                "url": repository.url,
+                "owner": repository.owner,
+                "name": repository.name,
+                "framework": first.framework if first else "",
+                "is_official": link.is_official,
+            }
+        )
+    return json.dumps({"count": len(rows), "results": rows}).encode()
+
+
+def naive_record(slug: str) -> bytes:
+    """The record exporter without its prefetching: every relation read per object."""
+    from papers.archive.records import export_record
+    from papers.models import Paper
+
+    return json.dumps(export_record(Paper.objects.get(slug=slug))).encode()
+
+
+def timed(call, arguments: list) -> list[float]:
+    times = []
+    for argument in arguments:
+        started = time.perf_counter()
+        call(argument)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    cuts = statistics.quantiles(times, n=100, method="inclusive")
+    return cuts[49], cuts[94]
+
+
+def engine_main(requests: int, seed: int) -> None:
+    """Runs in a child process with DATABASE_URL set; prints one JSON line of results."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "codewithpapers.settings")
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+    from django.db import connection
+    from django.test import Client
+
+    from papers.models import CodeLink, Paper
+
+    rng = random.Random(seed)
+    top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
+    ids = rng.sample(range(1, top + 1), min(top, requests * 3))
+    slugs = list(
+        Paper.objects.filter(id__in=ids, hidden=False).values_list("slug", flat=True)[:requests]
+    )
+    link_ids = rng.sample(range(1, CodeLink.objects.order_by("-id").first().id + 1), requests * 3)
+    with_code = list(
+        CodeLink.objects.filter(id__in=link_ids, paper__hidden=False).values_list(
+            "paper__slug", flat=True
+        )[:requests]
+    )
+    client = Client(SERVER_NAME="127.0.0.1")
+
+    def get(url: str) -> bytes:
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return response.content
+
+    cases = [
+        (
+            "list",
+            "/api/v1/papers/?q=learning",
+            lambda _: get("/api/v1/papers/?q=learning"),
+            lambda _: naive_search("learning"),
+            [None] * requests,
+        ),
+        (
+            "detail",
+            "/api/v1/papers/<id>/",
+            lambda s: get(f"/api/v1/papers/{s}/"),
+            naive_detail,
+            slugs,
+        ),
+        (
+            "list",
+            "/api/v1/papers/<id>/repositories/",
+            lambda s: get(f"/api/v1/papers/{s}/repositories/"),
+            naive_repositories,
+            with_code,
+        ),
+        ("detail", "/paper/<slug>.json", lambda s: get(f"/paper/{s}.json"), naive_record, slugs),
+    ]
+    results = []
+    for kind, name, fast, naive, arguments in cases:
+        # The naive search scans every abstract: a tenth of the requests is enough to time it.
+        naive_requests = (
+            arguments[: max(20, len(arguments) // 10)] if kind == "list" else arguments
+        )
+        # Both read the same papers' rows: an untimed pass of each first, so neither is
+        # timed on cold pages that the other then finds warm. (The search repeats one
+        # request: its first run warms it.)
+        per_paper = arguments[0] is not None
+        timed(fast, arguments if per_paper else arguments[:1])
+        timed(naive, naive_requests if per_paper else naive_requests[:1])
+        ours = percentiles(timed(fast, arguments))
+        theirs = percentiles(timed(naive, naive_requests))
+        results.append(
+            {
+                "kind": kind,
+                "name": name,
+                "n": len(arguments),
+                "p50": ours[0],
+                "p95": ours[1],
+                "naive_n": len(naive_requests),
+                "naive_p50": theirs[0],
+                "naive_p95": theirs[1],
+            }
+        )
+    print("RESULT " + json.dumps({"vendor": connection.vendor, "cases": results}), flush=True)
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+
+def run(command: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """A command's wall time, CPU time (the machine is shared: wall time depends on the
+    other work, CPU time much less), peak RSS in MB and output."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.monotonic() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{output[-3000:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024, output
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engines", default="sqlite,postgres")
+    parser.add_argument("--sqlite-url", default=DEFAULTS["sqlite"])
+    parser.add_argument("--pg-url", default=DEFAULTS["postgres"])
+    parser.add_argument("--requests", type=int, default=200, help="requests per endpoint")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-export", action="store_true")
+    parser.add_argument(
+        "--export-to", type=Path, default=ROOT / "bench" / "data", help="a scratch folder"
+    )
+    parser.add_argument("--engine-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.engine_child:
+        engine_main(args.requests, args.seed)
+        return
+
+    rows, exports = [], []
+    for engine in args.engines.split(","):
+        url = args.sqlite_url if engine == "sqlite" else args.pg_url
+        env = dict(os.environ, SECRET_KEY="bench", DEBUG="false", DATABASE_URL=url)
+        print(f"{engine}: {args.requests} requests per endpoint, load {load()} …", flush=True)
+        _, _, _, output = run(
+            [PYTHON, __file__, "--engine-child", engine, "--requests", str(args.requests)], env
+        )
+        print(f"{engine}: done, load {load()}", flush=True)
+        line = next(x for x in output.splitlines() if x.startswith("RESULT "))
+        for case in json.loads(line.removeprefix("RESULT "))["cases"]:
+            rows.append((engine, case))
+            print(_row(engine, case), flush=True)
+        if not args.no_export:
+            args.export_to.mkdir(parents=True, exist_ok=True)
+            for name in ("papers.jsonl", "papers.json.gz"):
+                out = args.export_to / f"export-{engine}-{name}"
+                before = load()
+                seconds, cpu, rss, _ = run(
+                    [PYTHON, "manage.py", "export_archive", "--kind", "papers", "-o", str(out)],
+                    env,
+                )
+                size = out.stat().st_size
+                out.unlink()
+                exports.append((engine, name, seconds, cpu, rss, size, f"{before} → {load()}"))
+                print(f"{engine}: export {name}: {seconds:.1f} s, {cpu:.1f} s CPU, {rss} MB")
+
+    print()
+    print(
+        "| engine | request | n | p50 ms | p95 ms | goal p95 | naive n | naive p50 | naive p95 |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for engine, case in rows:
+        print(_row(engine, case))
+    if exports:
+        print()
+        print(
+            "| engine | export_archive --kind papers -o | wall s | CPU s | peak RSS MB | bytes "
+            "| load before → after |"
+        )
+        print("|---|---|---:|---:|---:|---:|---|")
+        for engine, name, seconds, cpu, rss, size, loads in exports:
+            print(
+                f"| {engine} | {name} | {seconds:.1f} | {cpu:.1f} | {rss} | {size:,} | {loads} |"
+            )
+
+
+def _row(engine: str, case: dict) -> str:
+    goal = GOALS[case["kind"]]
+    return (
+        f"| {engine} | `{case['name']}` | {case['n']} | {case['p50']:.1f} | {case['p95']:.1f} "
+        f"| < {goal:.0f} | {case['naive_n']} | {case['naive_p50']:.1f} | {case['naive_p95']:.1f} |"
+    )
+
+
+if __name__ == "__main__":
+    main()

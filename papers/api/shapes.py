@@ -1,0 +1,182 @@
+"""Rows in the shapes of the original Papers with Code API (paperswithcode-client's models).
+
+Ids are our slugs. Text the client declares required (`str`) is "" when we have none;
+optional text is null when empty, as the archive writes "nothing". Each function takes
+rows fetched by the caller (papers.api.queries), so shaping never queries.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.utils.text import slugify
+
+from papers.archive.records import export_sample
+from papers.models import (
+    Author,
+    Dataset,
+    Leaderboard,
+    LeaderboardMetric,
+    LeaderboardRow,
+    Method,
+    Paper,
+    Repository,
+    Sample,
+    Task,
+)
+
+EVALUATION_SEPARATOR = "--"  # slugify() never writes two hyphens, so task slugs have none
+_PROCEEDING = re.compile(r"^(?P<name>.*?)\s+(?P<year>\d{4})(?:\s+(?P<month>\d{1,2}))?$")
+
+
+def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
+    return {
+        "id": p.slug,
+        "arxiv_id": p.arxiv_id or None,
+        "nips_id": p.nips_id or None,
+        "url_abs": p.url_abs,
+        "url_pdf": p.url_pdf,
+        "title": p.title,
+        "abstract": p.abstract,
+        "authors": authors,
+        "published": p.published.isoformat() if p.published else None,
+        "conference": p.conference or None,
+        "conference_url_abs": None,
+        "conference_url_pdf": None,
+        "proceeding": p.proceeding or None,
+    }
+
+
+def repository(
+    r: Repository, framework: str, *, is_official: bool | None = None
+) -> dict[str, Any]:
+    return {
+        "url": r.url,
+        "owner": r.owner,
+        "name": r.name,
+        "description": r.description,
+        "stars": r.stars or 0,  # the archive does not carry stars; the client needs a number
+        "framework": framework,
+        "is_official": is_official,
+    }
+
+
+def author(a: Author) -> dict[str, Any]:
+    return {"id": a.slug, "full_name": a.name}
+
+
+def task(t: Task) -> dict[str, Any]:
+    return {"id": t.slug, "name": t.name, "description": t.description}
+
+
+def dataset(d: Dataset) -> dict[str, Any]:
+    return {
+        "id": d.slug,
+        "name": d.name,
+        "full_name": d.full_name or None,
+        "url": d.homepage or None,
+    }
+
+
+def method(m: Method, paper_slug: str | None) -> dict[str, Any]:
+    return {
+        "id": m.slug,
+        "name": m.name,
+        "full_name": m.full_name,
+        "description": m.description,
+        "paper": paper_slug,
+    }
+
+
+def evaluation_id(task_slug: str, dataset_slug: str) -> str:
+    return f"{task_slug}{EVALUATION_SEPARATOR}{dataset_slug}"
+
+
+def split_evaluation_id(value: str) -> tuple[str, str] | None:
+    task_slug, sep, dataset_slug = value.partition(EVALUATION_SEPARATOR)
+    return (task_slug, dataset_slug) if sep and task_slug and dataset_slug else None
+
+
+def evaluation(board: Leaderboard) -> dict[str, Any]:
+    """A leaderboard; its task and dataset must be select_related."""
+    return {
+        "id": evaluation_id(board.task.slug, board.dataset.slug),
+        "task": board.task.slug,
+        "dataset": board.dataset.slug,
+        "description": board.description,
+        "mirror_url": None,
+    }
+
+
+def metric_ids(metrics: list[LeaderboardMetric]) -> list[str]:
+    """Metric ids: the slug of the name ("top-1-accuracy"), numbered when two names slug
+    alike, and "metric-<n>" for a name with no letters or digits."""
+    ids, seen = [], set()
+    for index, m in enumerate(metrics):
+        base = slugify(m.name) or f"metric-{index + 1}"
+        candidate, n = base, 1
+        while candidate in seen:
+            n += 1
+            candidate = f"{base}-{n}"
+        seen.add(candidate)
+        ids.append(candidate)
+    return ids
+
+
+def metric(m: LeaderboardMetric, metric_id: str) -> dict[str, Any]:
+    return {"id": metric_id, "name": m.name, "description": "", "is_loss": m.is_lower_better}
+
+
+def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> dict[str, Any]:
+    """A leaderboard row; `rank` is its place by the board's first metric (as the site
+    ranks it), None when it has no number for it. Its paper must be select_related."""
+    return {
+        "id": row.row_key,
+        "best_rank": rank,
+        "metrics": row.metrics,
+        "methodology": row.model_name,
+        "uses_additional_data": row.uses_additional_data,
+        "paper": row.paper.slug if row.paper_id else None,
+        "best_metric": best_metric if rank is not None else None,
+        "evaluated_on": row.paper_date or None,
+        "external_source_url": None,
+    }
+
+
+def sample(s: Sample, paper_slug: str) -> dict[str, Any]:
+    """A sample in the record's shape (seed 000's `syntology.samples`), with its paper."""
+    return {"paper": paper_slug, **export_sample(s)}
+
+
+# --- conferences, proceedings and areas: derived, not stored ------------------------------
+
+
+def proceeding_parts(text: str) -> tuple[str, int | None, int | None]:
+    """("NeurIPS", 2019, 12) from "NeurIPS 2019 12"; (text, None, None) when it has no year."""
+    match = _PROCEEDING.match(text.strip())
+    if not match or not match["name"]:
+        return text.strip(), None, None
+    month = int(match["month"]) if match["month"] else None
+    return match["name"], int(match["year"]), month if month and 1 <= month <= 12 else None
+
+
+def conference_id(proceeding_text: str) -> str:
+    return slugify(proceeding_parts(proceeding_text)[0])
+
+
+def proceeding_id(proceeding_text: str) -> str:
+    return slugify(proceeding_text)
+
+
+def conference(name: str) -> dict[str, Any]:
+    return {"id": slugify(name), "name": name}
+
+
+def proceeding(text: str) -> dict[str, Any]:
+    _, year, month = proceeding_parts(text)
+    return {"id": proceeding_id(text), "year": year, "month": month}
+
+
+def area(name: str) -> dict[str, Any]:
+    return {"id": slugify(name), "name": name}

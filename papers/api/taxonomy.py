@@ -1,0 +1,283 @@
+"""/api/v1: tasks, areas, datasets, methods and evaluation tables (leaderboards).
+
+An evaluation table's id is "<task slug>--<dataset slug>" (a leaderboard is one task on
+one dataset); a metric's id is the slug of its name; a result's id is the row's stable
+key within its leaderboard. Areas are the tasks' categories ("Computer Vision").
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest
+
+from papers.api import shapes
+from papers.api.http import Page, PageForm, Payload, Text, endpoint, page_of, parameters
+from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page
+from papers.models import Dataset, Leaderboard, Method, Paper, Task, ranked_rows
+
+
+class NameQuery(PageForm):
+    q = Text()
+    name = Text()
+
+
+class FullNameQuery(NameQuery):
+    full_name = Text()
+
+
+def visible_tasks() -> QuerySet[Task]:
+    return Task.objects.filter(hidden=False)
+
+
+# --- tasks --------------------------------------------------------------------------------
+
+
+@endpoint
+def task_list(request: HttpRequest) -> Payload:
+    params = parameters(request, NameQuery)
+    page = Page.of(params)
+    tasks = visible_tasks()
+    for key in ("q", "name"):
+        if params[key]:
+            tasks = tasks.filter(name__icontains=params[key])
+    rows = tasks.order_by("name", "id")[page.offset : page.stop]
+    return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
+
+
+@endpoint
+def task_detail(request: HttpRequest, task_id: str) -> Payload:
+    parameters(request, NoParameters)
+    task = Task.objects.get(slug=task_id)
+    return Payload(shapes.task(task), task.updated_at)
+
+
+def _related_tasks(request: HttpRequest, task_id: str, tasks_of) -> Payload:
+    page = Page.of(parameters(request, PageForm))
+    tasks = tasks_of(Task.objects.get(slug=task_id))
+    rows = tasks[page.offset : page.stop]
+    return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
+
+
+@endpoint
+def task_parents(request: HttpRequest, task_id: str) -> Payload:
+    return _related_tasks(
+        request,
+        task_id,
+        lambda task: Task.objects.filter(child_edges__child=task).order_by("name", "id"),
+    )
+
+
+@endpoint
+def task_children(request: HttpRequest, task_id: str) -> Payload:
+    return _related_tasks(
+        request,
+        task_id,
+        lambda task: Task.objects.filter(parent_edges__parent=task).order_by(
+            "parent_edges__position", "id"
+        ),
+    )
+
+
+@endpoint
+def task_papers(request: HttpRequest, task_id: str) -> Payload:
+    page = Page.of(parameters(request, PageForm))
+    task = Task.objects.get(slug=task_id)
+    return Payload(
+        paper_page(request, Paper.objects.visible().filter(task_links__task=task), page)
+    )
+
+
+def _evaluations(request: HttpRequest, boards: QuerySet[Leaderboard]) -> Payload:
+    page = Page.of(parameters(request, PageForm))
+    rows = boards.select_related("task", "dataset").order_by("task_id", "position", "id")
+    results = map(shapes.evaluation, rows[page.offset : page.stop])
+    return Payload(page_of(request, page, boards.count(), results))
+
+
+@endpoint
+def task_evaluations(request: HttpRequest, task_id: str) -> Payload:
+    return _evaluations(request, Leaderboard.objects.filter(task=Task.objects.get(slug=task_id)))
+
+
+# --- areas: the tasks' categories ------------------------------------------------------------
+
+
+def areas() -> dict[str, list[int]]:
+    """Area name → ids of the visible tasks in it, in name order: one query."""
+    found: dict[str, list[int]] = {}
+    for task_id, categories in (
+        visible_tasks().order_by("name", "id").values_list("id", "categories")
+    ):
+        for name in categories or []:
+            if isinstance(name, str) and shapes.area(name)["id"]:
+                found.setdefault(name, []).append(task_id)
+    return dict(sorted(found.items(), key=lambda item: item[0].casefold()))
+
+
+def area_named(area_id: str) -> tuple[str, list[int]]:
+    """The area with this id; names that slug alike ("NLP", "nlp") are one area."""
+    matches = [(name, ids) for name, ids in areas().items() if shapes.area(name)["id"] == area_id]
+    if not matches:
+        raise Http404
+    task_ids = sorted({i for _, ids in matches for i in ids})
+    return matches[0][0], task_ids
+
+
+@endpoint
+def area_list(request: HttpRequest) -> Payload:
+    params = parameters(request, NameQuery)
+    page = Page.of(params)
+    unique: dict[str, dict] = {}
+    for name in areas():
+        if all(params[k].casefold() in name.casefold() for k in ("q", "name")):
+            area = shapes.area(name)
+            unique.setdefault(area["id"], area)
+    rows = list(unique.values())
+    return Payload(page_of(request, page, len(rows), page.slice(rows)))
+
+
+@endpoint
+def area_detail(request: HttpRequest, area_id: str) -> Payload:
+    parameters(request, NoParameters)
+    return Payload(shapes.area(area_named(area_id)[0]))
+
+
+@endpoint
+def area_tasks(request: HttpRequest, area_id: str) -> Payload:
+    page = Page.of(parameters(request, PageForm))
+    _, task_ids = area_named(area_id)
+    tasks = Task.objects.filter(id__in=page.slice(task_ids)).order_by("name", "id")
+    return Payload(page_of(request, page, len(task_ids), map(shapes.task, tasks)))
+
+
+# --- datasets and methods -------------------------------------------------------------------
+
+
+@endpoint
+def dataset_list(request: HttpRequest) -> Payload:
+    params = parameters(request, FullNameQuery)
+    page = Page.of(params)
+    datasets = Dataset.objects.filter(hidden=False)
+    if q := params["q"]:
+        datasets = datasets.filter(Q(name__icontains=q) | Q(full_name__icontains=q))
+    for key in ("name", "full_name"):
+        if params[key]:
+            datasets = datasets.filter(**{f"{key}__iexact": params[key]})
+    rows = datasets.order_by("name", "id")[page.offset : page.stop]
+    return Payload(page_of(request, page, datasets.count(), map(shapes.dataset, rows)))
+
+
+@endpoint
+def dataset_detail(request: HttpRequest, dataset_id: str) -> Payload:
+    parameters(request, NoParameters)
+    dataset = Dataset.objects.get(slug=dataset_id)
+    return Payload(shapes.dataset(dataset), dataset.updated_at)
+
+
+@endpoint
+def dataset_evaluations(request: HttpRequest, dataset_id: str) -> Payload:
+    dataset = Dataset.objects.get(slug=dataset_id)
+    return _evaluations(request, Leaderboard.objects.filter(dataset=dataset))
+
+
+@endpoint
+def method_list(request: HttpRequest) -> Payload:
+    params = parameters(request, FullNameQuery)
+    page = Page.of(params)
+    methods = Method.objects.filter(hidden=False)
+    if q := params["q"]:
+        methods = methods.filter(Q(name__icontains=q) | Q(full_name__icontains=q))
+    for key in ("name", "full_name"):
+        if params[key]:
+            methods = methods.filter(**{f"{key}__icontains": params[key]})
+    rows = methods_with_paper(methods.order_by("name", "id"))[page.offset : page.stop]
+    return Payload(page_of(request, page, methods.count(), map(method_row, rows)))
+
+
+@endpoint
+def method_detail(request: HttpRequest, method_id: str) -> Payload:
+    parameters(request, NoParameters)
+    method = methods_with_paper(Method.objects.all()).get(slug=method_id)
+    return Payload(method_row(method), method.updated_at)
+
+
+# --- evaluation tables ------------------------------------------------------------------------
+
+
+def get_board(evaluation_id: str) -> Leaderboard:
+    parts = shapes.split_evaluation_id(evaluation_id)
+    if parts is None:
+        raise Http404
+    return Leaderboard.objects.select_related("task", "dataset").get(
+        task__slug=parts[0], dataset__slug=parts[1]
+    )
+
+
+@endpoint
+def evaluation_list(request: HttpRequest) -> Payload:
+    return _evaluations(request, Leaderboard.objects.all())
+
+
+@endpoint
+def evaluation_detail(request: HttpRequest, evaluation_id: str) -> Payload:
+    parameters(request, NoParameters)
+    board = get_board(evaluation_id)
+    return Payload(shapes.evaluation(board), board.updated_at)
+
+
+def _metrics(board: Leaderboard) -> list[tuple[str, dict]]:
+    metrics = list(board.metrics.all())
+    return [
+        (metric_id, shapes.metric(m, metric_id))
+        for metric_id, m in zip(shapes.metric_ids(metrics), metrics, strict=True)
+    ]
+
+
+@endpoint
+def evaluation_metrics(request: HttpRequest, evaluation_id: str) -> Payload:
+    page = Page.of(parameters(request, PageForm))
+    metrics = [shape for _, shape in _metrics(get_board(evaluation_id))]
+    return Payload(page_of(request, page, len(metrics), page.slice(metrics)))
+
+
+@endpoint
+def evaluation_metric(request: HttpRequest, evaluation_id: str, metric_id: str) -> Payload:
+    parameters(request, NoParameters)
+    for found_id, shape in _metrics(get_board(evaluation_id)):
+        if found_id == metric_id:
+            return Payload(shape)
+    raise Http404
+
+
+def _results(board: Leaderboard) -> list[dict]:
+    """The board's results, ranked by its first metric (the site's leaderboard order)."""
+    metrics = list(board.metrics.all())
+    rows = list(board.rows.select_related("paper").defer(*_PAPER_HEAVY))
+    best = metrics[0].name if metrics else None
+    return [shapes.result(row, row.rank, best) for row in ranked_rows(metrics, rows)]
+
+
+# A result needs only its paper's slug.
+_PAPER_HEAVY = tuple(
+    f"paper__{name}"
+    for name in (
+        "abstract", "short_abstract", "arxiv_metadata", "extracted_results", "extra",
+        "report_mcp", "report_repo_kind_vocabulary", "report_claim", "author_names",
+    )
+)  # fmt: skip
+
+
+@endpoint
+def evaluation_results(request: HttpRequest, evaluation_id: str) -> Payload:
+    page = Page.of(parameters(request, PageForm))
+    results = _results(get_board(evaluation_id))
+    return Payload(page_of(request, page, len(results), page.slice(results)))
+
+
+@endpoint
+def evaluation_result(request: HttpRequest, evaluation_id: str, result_id: str) -> Payload:
+    parameters(request, NoParameters)
+    for result in _results(get_board(evaluation_id)):
+        if result["id"] == result_id:
+            return Payload(result)
+    raise Http404
