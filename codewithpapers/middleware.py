@@ -94,6 +94,10 @@ class RejectNulMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if "\x00" in request.path:
+            if request.path.startswith("/api/"):
+                from papers.api.http import error
+
+                return error(400, "The address contains a NUL character.")
             return render(
                 request,
                 "400.html",

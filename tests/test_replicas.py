@@ -48,7 +48,7 @@ print(json.dumps(out))
 
 
 def test_reads_go_to_the_replica_and_writes_admin_and_commands_to_the_primary(
-    tmp_path, migrated_sqlite
+    tmp_path, migrated_sqlite, collected_static
 ):
     primary, replica = tmp_path / "primary.sqlite3", tmp_path / "replica.sqlite3"
     shutil.copy(migrated_sqlite, primary)
@@ -58,6 +58,7 @@ def test_reads_go_to_the_replica_and_writes_admin_and_commands_to_the_primary(
         DATABASE_REPLICA_URLS=f"sqlite:///{replica}",
         ALLOWED_HOSTS="testserver",
         CACHE_URL="dummy://",
+        STATIC_ROOT=str(collected_static),
         DJANGO_SETTINGS_MODULE="codewithpapers.settings",
     )
     result = subprocess.run(
