@@ -28,10 +28,11 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from measure import run  # bench/ is the script's folder, so it is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -210,21 +211,6 @@ def engine_main(requests: int, seed: int) -> None:
 # --- the driver ---------------------------------------------------------------------------------
 
 
-def run(command: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
-    """A command's wall time, CPU time (the machine is shared: wall time depends on the
-    other work, CPU time much less), peak RSS in MB and output."""
-    started = time.monotonic()
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.monotonic() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{output[-3000:]}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024, output
-
-
 def load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -249,11 +235,21 @@ def main() -> None:
     rows, exports = [], []
     for engine in args.engines.split(","):
         url = args.sqlite_url if engine == "sqlite" else args.pg_url
-        env = dict(os.environ, SECRET_KEY="bench", DEBUG="false", DATABASE_URL=url)
-        print(f"{engine}: {args.requests} requests per endpoint, load {load()} …", flush=True)
-        _, _, _, output = run(
-            [PYTHON, __file__, "--engine-child", engine, "--requests", str(args.requests)], env
+        env = dict(
+            os.environ,
+            SECRET_KEY="bench",
+            DEBUG="false",
+            DATABASE_URL=url,
+            # The views themselves are measured: no page cache, no HTTPS redirect (the
+            # test client speaks plain HTTP), no rate limit (every request is one client).
+            CACHE_URL="dummy://",
+            SECURE_SSL_REDIRECT="false",
+            RATELIMIT_ENABLE="false",
         )
+        print(f"{engine}: {args.requests} requests per endpoint, load {load()} …", flush=True)
+        output = run(
+            [PYTHON, __file__, "--engine-child", engine, "--requests", str(args.requests)], env
+        ).output
         print(f"{engine}: done, load {load()}", flush=True)
         line = next(x for x in output.splitlines() if x.startswith("RESULT "))
         for case in json.loads(line.removeprefix("RESULT "))["cases"]:
@@ -264,10 +260,11 @@ def main() -> None:
             for name in ("papers.jsonl", "papers.json.gz"):
                 out = args.export_to / f"export-{engine}-{name}"
                 before = load()
-                seconds, cpu, rss, _ = run(
+                export = run(
                     [PYTHON, "manage.py", "export_archive", "--kind", "papers", "-o", str(out)],
                     env,
                 )
+                seconds, cpu, rss = export.seconds, export.cpu, export.rss_mb
                 size = out.stat().st_size
                 out.unlink()
                 exports.append((engine, name, seconds, cpu, rss, size, f"{before} → {load()}"))

@@ -17,27 +17,14 @@ import argparse
 import os
 import subprocess
 import sys
-import time
+from dataclasses import astuple
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from measure import run  # bench/ is the script's folder, so it is on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-
-
-def run(command: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Run a command; its wall time, peak RSS in MB (its own and its children's), output."""
-    started = time.monotonic()
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.monotonic() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{output[-3000:]}")
-    return elapsed, usage.ru_maxrss // 1024, output
 
 
 def database_env(engine: str, scratch: Path, pg_url: str) -> dict[str, str]:
@@ -100,10 +87,10 @@ def main() -> None:
     for engine in args.engines.split(","):
         env = database_env(engine, scratch, args.pg_url)
         command = [PYTHON, "manage.py", "import_archive", str(papers), str(links), "-v", "1"]
-        seconds, rss, output = run(command, env)
+        seconds, _, rss, output = astuple(run(command, env, ok=(0, 1)))
         records = _records(output)
         report((engine, "import_archive, empty database", records, seconds, rss))
-        seconds, rss, output = run(command, env)
+        seconds, _, rss, output = astuple(run(command, env, ok=(0, 1)))
         report((engine, "import_archive again, unchanged", _records(output), seconds, rss))
 
         env = database_env(engine, scratch, args.pg_url)
@@ -115,7 +102,7 @@ def main() -> None:
             "--limit",
             str(args.naive),
         ]
-        seconds, rss, output = run(naive, env)
+        seconds, _, rss, output = astuple(run(naive, env, ok=(0, 1)))
         subset = args.naive + int(output.split(" papers ")[1].split(" links")[0])
         full = seconds * records / subset
         report((engine, f"naive save() on {subset:,}, extrapolated", records, full, rss))
