@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import DisallowedHost
 from django.db import connections
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import (
     get_cache_key,
@@ -31,6 +31,7 @@ from django_ratelimit.core import get_usage
 
 from codewithpapers.cache import bump_content_version, content_version
 from codewithpapers.routers import reading_from_replicas
+from papers.api.http import error as api_error
 
 request_log = logging.getLogger("codewithpapers.requests")
 logger = logging.getLogger(__name__)
@@ -81,6 +82,16 @@ class RequestLogMiddleware:
         return response
 
 
+def refusal(
+    request: HttpRequest, status: int, message: str, template: str, context: dict
+) -> HttpResponse:
+    """A request refused before any view: the API's JSON error under /api/ (what its
+    clients parse), the site's page everywhere else."""
+    if request.path.startswith("/api/"):
+        return api_error(status, message)
+    return render(request, template, context, status=status)
+
+
 # --- malformed requests -----------------------------------------------------------------
 
 
@@ -94,16 +105,8 @@ class RejectNulMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if "\x00" in request.path:
-            if request.path.startswith("/api/"):
-                from papers.api.http import error
-
-                return error(400, "The address contains a NUL character.")
-            return render(
-                request,
-                "400.html",
-                {"exception": "The address contains a NUL character."},
-                status=400,
-            )
+            message = "The address contains a NUL character."
+            return refusal(request, 400, message, "400.html", {"exception": message})
         return self.get_response(request)
 
 
@@ -139,10 +142,7 @@ def rate_for(path: str) -> tuple[str, str] | None:
 
 def too_many_requests(request: HttpRequest, retry_after: int) -> HttpResponse:
     message = f"Too many requests from your address. Try again in {retry_after} s."
-    if request.path.startswith("/api/"):
-        response = JsonResponse({"detail": message}, status=429)
-    else:
-        response = render(request, "429.html", {"retry_after": retry_after}, status=429)
+    response = refusal(request, 429, message, "429.html", {"retry_after": retry_after})
     response["Retry-After"] = str(retry_after)
     return response
 

@@ -317,7 +317,7 @@ def test_api_paths_are_rate_limited_with_a_json_429(client):
     statuses = [client.get("/api/v1/papers/").status_code for _ in range(3)]
     assert 429 not in statuses[:2] and statuses[2] == 429
     refused = client.get("/api/v1/papers/")
-    assert refused.json()["detail"].startswith("Too many requests")
+    assert refused.json()["error"].startswith("Too many requests")
     assert int(refused["Retry-After"]) >= 1
 
 
