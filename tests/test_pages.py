@@ -67,6 +67,7 @@ def test_query_count_does_not_grow_with_the_data(client, seeded, url):
     _add_papers(15, start=2)
     with CaptureQueriesContext(connection) as many:
         assert client.get(url).status_code == 200
+    assert len(few) > 0 or url == "/about"  # the capture saw the request's queries
     assert len(many) == len(few), [q["sql"] for q in many.captured_queries]
 
 
@@ -135,6 +136,7 @@ def test_listing_pages_keep_constant_queries(client, seeded, url):
     _add_papers(15, start=2)
     with CaptureQueriesContext(connection) as many:
         assert client.get(url).status_code == 200
+    assert len(few) > 0  # the capture saw the request's queries
     assert len(many) == len(few)
 
 
