@@ -499,11 +499,7 @@ class Loader:
                     self._touch([paper_id, *losing])
 
     def _touch(self, paper_ids: list[int]) -> None:
-        """Mark papers changed whose record changed through rows without timestamps of
-        their own (samples, report repositories, what they introduce), so the record's
-        Last-Modified moves with it."""
-        for part in chunks(paper_ids):
-            Paper.objects.filter(id__in=part).update(updated_at=self.now)
+        touch(Paper, paper_ids, self.now)
 
     # --- methods and datasets -------------------------------------------------------------
 
@@ -736,11 +732,16 @@ def _resolve(model, fk: str, items: list[tuple[int, str]]) -> None:
     if model is not LeaderboardRow:
         # The introducing paper's record now names this method or dataset.
         now = timezone.now()
-        gained = sorted({getattr(u, fk) for u in updates})
-        for part in chunks(gained):
-            Paper.objects.filter(id__in=part).update(updated_at=now)
-        for part in chunks([u.id for u in updates]):
-            model.objects.filter(id__in=part).update(updated_at=now)
+        touch(Paper, sorted({getattr(u, fk) for u in updates}), now)
+        touch(model, [u.id for u in updates], now)
+
+
+def touch(model, ids: list[int], when) -> None:
+    """Move these rows' updated_at: for papers, when their record changed through rows
+    without timestamps of their own (samples, report repositories, what they introduce),
+    so the record's Last-Modified moves with it."""
+    for part in chunks(ids):
+        model.objects.filter(id__in=part).update(updated_at=when)
 
 
 def hide_case_duplicates(model) -> None:
