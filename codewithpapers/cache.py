@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
@@ -69,3 +70,28 @@ def bump_content_version() -> int | None:
 def version_time(version: int) -> dt.datetime:
     """The moment a version was made (for Last-Modified)."""
     return dt.datetime.fromtimestamp(version / 1000, tz=dt.UTC)
+
+
+def by_version[T](name: str, compute: Callable[[], T]) -> T:
+    """`compute()`, kept in the cache until the content version moves on.
+
+    For aggregates over the whole archive that every visitor sees the same way (the
+    home page's counts, the unfiltered sample facets): each is computed once per import
+    or admin edit instead of once per page miss, signed-in users included. With no
+    working cache it is computed every time.
+    """
+    version = content_version()
+    if version is None:
+        return compute()
+    key = f"agg.{version}.{name}"
+    try:
+        value = cache.get(key)
+    except Exception:
+        return compute()
+    if value is None:
+        value = compute()
+        try:
+            cache.set(key, value, timeout=settings.CACHE_TTL)
+        except Exception:
+            logger.warning("cache unavailable: aggregate not stored", exc_info=True)
+    return value

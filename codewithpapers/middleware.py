@@ -6,6 +6,7 @@ JSON API under /api/) are logged, limited and cached without touching this file.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import logging
 import math
@@ -19,17 +20,11 @@ from django.core.exceptions import DisallowedHost
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.cache import (
-    get_cache_key,
-    get_conditional_response,
-    get_max_age,
-    learn_cache_key,
-    patch_vary_headers,
-)
+from django.utils.cache import get_conditional_response, get_max_age, patch_vary_headers
 from django.utils.http import parse_http_date_safe
 from django_ratelimit.core import get_usage
 
-from codewithpapers.cache import bump_content_version, content_version
+from codewithpapers.cache import VERSION_KEY, bump_content_version, content_version
 from codewithpapers.routers import reading_from_replicas
 from papers.api.http import error as api_error
 
@@ -198,14 +193,26 @@ def _cacheable_response(response: HttpResponse) -> bool:
     return get_max_age(response) != 0
 
 
+def page_key(request: HttpRequest) -> str:
+    """The cache key of a page: its full URL and the CACHE_VARY request headers. Every
+    cached response varies on that same list, so the key is computed, not learned (no
+    per-URL header list to fetch first, as Django's own cache middleware does)."""
+    parts = [request.build_absolute_uri()]  # a HEAD is answered from the GET's entry
+    parts += [request.headers.get(header, "") for header in CACHE_VARY]
+    digest = hashlib.md5("\n".join(parts).encode(), usedforsecurity=False).hexdigest()
+    return f"page.{digest}"
+
+
 class PageCacheMiddleware:
     """Whole responses for anonymous GETs, through Django's cache framework.
 
-    Keys are Django's own (get_cache_key/learn_cache_key: the full URL plus the values
-    of the headers the response varies on), prefixed with the content version, so a
-    bump (an import, an admin edit) retires every entry at once. Responses vary on the
-    htmx headers, so an htmx fragment is never served for a page or the reverse.
-    Entries live CACHE_TTL seconds. `X-Cache: hit|miss` says which happened.
+    An entry is (content version, response) under page_key(request). A hit is one
+    cache round trip: the version and the entry are read together, and the entry
+    counts only when it was stored under the current version, so a bump (an import,
+    an admin edit) retires every entry at once; a retired entry is overwritten by the
+    next miss or lapses after CACHE_TTL. Responses vary on the htmx headers, so an
+    htmx fragment is never served for a page or the reverse. `X-Cache: hit|miss` says
+    which happened.
 
     Any write through the admin (a POST, PUT or DELETE under PAGE_CACHE_WRITE_PATHS:
     adds, edits, deletes, bulk actions, inlines) bumps the version once its response is
@@ -224,30 +231,32 @@ class PageCacheMiddleware:
             if response.status_code < 500:
                 bump_content_version()
             return response
-        version = content_version() if _cacheable_request(request) else None
-        if version is None:
+        if not _cacheable_request(request):
             return self.get_response(request)
-        prefix = f"page.{version}"
+        key = page_key(request)
         try:
-            key = get_cache_key(request, prefix, "GET", cache=cache)
-            cached = cache.get(key) if key else None
+            found = cache.get_many([VERSION_KEY, key])
         except Exception:
             logger.warning("page cache unavailable: serving uncached")
             return self.get_response(request)
-        if cached is not None:
+        version = found.get(VERSION_KEY) or content_version()
+        if version is None:
+            return self.get_response(request)
+        entry = found.get(key)
+        if entry is not None and entry[0] == version:
+            cached = entry[1]
             cached["X-Cache"] = "hit"
             return self._conditional(request, cached)
         response = self.get_response(request)
         if request.method == "GET" and _cacheable_response(response):
             patch_vary_headers(response, CACHE_VARY)
             try:
-                key = learn_cache_key(request, response, settings.CACHE_TTL, prefix, cache)
                 if hasattr(response, "render") and callable(response.render):
                     response.add_post_render_callback(
-                        lambda r: cache.set(key, r, settings.CACHE_TTL)
+                        lambda r: cache.set(key, (version, r), settings.CACHE_TTL)
                     )
                 else:
-                    cache.set(key, response, settings.CACHE_TTL)
+                    cache.set(key, (version, response), settings.CACHE_TTL)
             except Exception:
                 logger.warning("page cache unavailable: response not stored")
             response["X-Cache"] = "miss"

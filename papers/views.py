@@ -4,6 +4,7 @@ import datetime as dt
 import hashlib
 import re
 from collections import Counter
+from functools import partial
 from urllib.parse import urlencode
 
 from django.db.models import Count, Prefetch
@@ -14,7 +15,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from codewithpapers.cache import content_version, version_time
+from codewithpapers.cache import by_version, content_version, version_time
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id
@@ -171,16 +172,23 @@ def _paper_list(queryset):
     )[:PAGE_LIST]
 
 
+def _archive_counts() -> dict:
+    """The home page's counts: whole-archive scans, so kept per content version."""
+    return {
+        "paper_count": Paper.objects.visible().count(),
+        "repository_count": Repository.objects.count(),
+        "sample_count": Sample.objects.count(),
+        "status_counts": Sample.objects.status_counts(),
+    }
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "papers/home.html",
         {
-            "paper_count": Paper.objects.visible().count(),
-            "repository_count": Repository.objects.count(),
-            "sample_count": Sample.objects.count(),
-            "status_counts": Sample.objects.status_counts(),
+            **by_version("home-counts", _archive_counts),
             "latest": _paper_list(Paper.objects.latest()),
         },
     )
@@ -419,6 +427,23 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
 SAMPLES_PER_PAGE = 50
 
 
+def _digest(filters: dict[str, str]) -> str:
+    return hashlib.md5(repr(sorted(filters.items())).encode(), usedforsecurity=False).hexdigest()
+
+
+def _sample_facet(key: str, others: dict[str, str]) -> list[tuple[str, int]]:
+    """(value, number of samples) of one sample field under the other filters; a scan
+    of every sample when no other filter is chosen, so kept per content version."""
+    return list(
+        Sample.objects.filter(**others)
+        .exclude(**{f"{key}__isnull": True})
+        .exclude(**{key: ""})
+        .values_list(key)
+        .annotate(n=Count("id"))
+        .order_by("-n", key)
+    )
+
+
 @require_GET
 @vary_on_headers("HX-Request")
 def samples(request: HtmxHttpRequest) -> HttpResponse:
@@ -435,13 +460,8 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
     facets = []
     for key, label in SAMPLE_FACETS:
         others = {k: v for k, v in chosen.items() if k != key}
-        counts = (
-            Sample.objects.filter(**others)
-            .exclude(**{f"{key}__isnull": True})
-            .exclude(**{key: ""})
-            .values_list(key)
-            .annotate(n=Count("id"))
-            .order_by("-n", key)
+        counts = by_version(
+            f"sample-facet.{key}.{_digest(others)}", partial(_sample_facet, key, others)
         )
         options = _chip_options(key, counts, chosen)
         facets.append({"key": key, "label": label, "options": options})

@@ -222,3 +222,69 @@ def test_a_redis_outage_serves_pages_uncached(client, make_paper):
         for _ in range(2):
             response = client.get("/paper/paper-1")
             assert response.status_code == 200 and "X-Cache" not in response
+
+
+# --- what a cache hit costs, and aggregates kept per content version --------------------
+
+
+class CountingCache:
+    """Wraps the cache and counts the calls that go to it."""
+
+    def __init__(self, wrapped):
+        self.wrapped, self.calls = wrapped, []
+
+    def __getattr__(self, name):
+        attribute = getattr(self.wrapped, name)
+        if name in {"get", "get_many", "set", "add", "set_many"}:
+
+            def counted(*args, **kwargs):
+                self.calls.append(name)
+                return attribute(*args, **kwargs)
+
+            return counted
+        return attribute
+
+
+def test_a_page_cache_hit_is_one_cache_read(client, make_paper, page_cache, monkeypatch):
+    from codewithpapers import middleware
+
+    make_paper()
+    assert client.get("/paper/paper-1")["X-Cache"] == "miss"
+    counting = CountingCache(middleware.cache)
+    monkeypatch.setattr(middleware, "cache", counting)
+    assert client.get("/paper/paper-1")["X-Cache"] == "hit"
+    assert counting.calls == ["get_many"]
+
+
+def test_home_counts_are_computed_once_per_content_version(
+    admin_client, make_paper, page_cache, seed_record_path
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_paper()
+    # Signed in, so the page cache stays out of the way: only the counts are kept.
+    with CaptureQueriesContext(connection) as first:
+        page = admin_client.get("/").content.decode()
+    with CaptureQueriesContext(connection) as second:
+        again = admin_client.get("/").content.decode()
+    assert len(second) == len(first) - 4  # papers, repositories, samples, statuses
+    assert again == page
+    assert "Depth-to-Width" not in page and "<strong>2</strong>samples run" in page
+    status, _, err = run_import(seed_record_path, verbosity=0)
+    assert status == 0, err
+    with CaptureQueriesContext(connection) as after_import:
+        fresh = admin_client.get("/").content.decode()
+    assert len(after_import) == len(first)
+    assert "Depth-to-Width" in fresh  # the seed paper is the newest
+    assert "<strong>18</strong>samples run" in fresh  # its 16 samples counted
+
+
+def test_sample_facets_follow_an_import(client, make_paper, page_cache, seed_record_path):
+    make_paper()
+    before = client.get("/samples", {"language": "python"}).content.decode()
+    assert "ran_violates" not in before
+    status, _, err = run_import(seed_record_path, verbosity=0)
+    assert status == 0, err
+    after = client.get("/samples", {"language": "python"}).content.decode()
+    assert "ran_violates" in after  # the seed's statuses are counted in the chips
