@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.backends import redis as redis_backend
 
 VERSION_KEY = "content-version"
 logger = logging.getLogger(__name__)
@@ -95,3 +96,26 @@ def by_version[T](name: str, compute: Callable[[], T]) -> T:
         except Exception:
             logger.warning("cache unavailable: aggregate not stored", exc_info=True)
     return value
+
+
+class _SharedClientRedisCacheClient(redis_backend.RedisCacheClient):
+    """Django's Redis client, reusing one redis.Redis per connection pool. Django builds
+    a new redis.Redis for every cache call, and its constructor (the command-callback
+    tables) costs more than a cached page's GET itself; a redis.Redis is thread-safe,
+    taking a connection from its pool only while a command runs."""
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        clients = self.__dict__.setdefault("_clients", {})
+        client = clients.get(id(pool))
+        if client is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+class RedisCache(redis_backend.RedisCache):
+    """Django's built-in RedisCache, with one redis.Redis per pool (see above)."""
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _SharedClientRedisCacheClient

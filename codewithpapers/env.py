@@ -116,7 +116,8 @@ def parse_cache_url(
 ) -> dict:
     """`locmem://` (one process's memory) or `redis://host:6379/0` as a CACHES entry.
 
-    Redis is Django's built-in RedisCache; its socket timeouts are short so that a
+    Redis is Django's built-in RedisCache (codewithpapers.cache.RedisCache reuses its
+    client object); its socket timeouts are short so that a
     Redis outage slows no request by more than a fraction of a second (the page cache
     and the rate limiter treat a failing cache as absent, see codewithpapers.cache).
     """
@@ -137,7 +138,7 @@ def parse_cache_url(
         if not parts.hostname:
             raise ImproperlyConfigured(f"{name} names no Redis host: {url!r}")
         return {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "codewithpapers.cache.RedisCache",
             "LOCATION": url,
             "TIMEOUT": timeout,
             "KEY_PREFIX": key_prefix,

@@ -172,7 +172,7 @@ def redis_cache():
     prefix = f"cwp-test-{uuid.uuid4().hex[:8]}"
     config = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "codewithpapers.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:6379/0",
             "KEY_PREFIX": prefix,
         }
@@ -213,7 +213,7 @@ def test_a_redis_outage_serves_pages_uncached(client, make_paper):
     make_paper()
     down = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "codewithpapers.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
             "OPTIONS": {"socket_connect_timeout": 0.2},
         }
@@ -288,3 +288,9 @@ def test_sample_facets_follow_an_import(client, make_paper, page_cache, seed_rec
     assert status == 0, err
     after = client.get("/samples", {"language": "python"}).content.decode()
     assert "ran_violates" in after  # the seed's statuses are counted in the chips
+
+
+def test_redis_cache_reuses_one_client_object(redis_cache):
+    cache.set("probe", 1)
+    assert cache.get("probe") == 1
+    assert cache._cache.get_client() is cache._cache.get_client()

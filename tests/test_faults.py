@@ -339,7 +339,7 @@ def test_rate_limit_counts_the_address_the_proxy_names(client):
 def test_a_failing_rate_limit_cache_lets_requests_through(client):
     broken = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "codewithpapers.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
             "OPTIONS": {"socket_connect_timeout": 0.2},
         }
