@@ -27,6 +27,7 @@ import dataclasses
 import gzip
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -248,6 +249,26 @@ def new_papers(path: Path, count: int) -> Path:
     return path
 
 
+def recall(state_dir: Path, queries: int = 1000) -> None:
+    """How many of the stored 20 nearest an exact search finds too, on random papers
+    (the inverted file's recall; 1.0 where the search was exact)."""
+    import pickle
+
+    from papers.related.lists import LIST_SIZE
+    from papers.related.neighbours import exact_top_k
+
+    (path,) = state_dir.glob("related-*.pickle")
+    with path.open("rb") as f:
+        saved = pickle.load(f)
+    rng = np.random.default_rng(0)
+    rows = np.sort(rng.choice(len(saved.ids), min(queries, len(saved.ids)), replace=False))
+    found, _ = exact_top_k(saved.vectors[rows], saved.vectors, LIST_SIZE, self_index=rows)
+    exact = saved.ids[found]
+    stored = saved.neighbour_ids[rows, :LIST_SIZE]
+    hits = [len(set(a) & set(b)) / LIST_SIZE for a, b in zip(exact, stored, strict=True)]
+    print(f"  recall@{LIST_SIZE} against exact search, {len(rows):,} papers: {np.mean(hits):.4f}")
+
+
 def scale(args) -> None:
     scratch = Path(args.scratch)
     scratch.mkdir(parents=True, exist_ok=True)
@@ -291,7 +312,11 @@ def scale(args) -> None:
     def step(label: str, command: list[str]) -> None:
         load = os.getloadavg()[0]
         took = run(command, env)
-        summary = [line for line in took.output.splitlines() if line.startswith("Related")]
+        summary = [  # the command's summary and, with -v 2, its seconds per stage
+            line
+            for line in took.output.splitlines()
+            if line.startswith("Related") or re.match(r"\s+[\d.]+ s  ", line)
+        ]
         rows.append((label, took.seconds, took.cpu, took.rss_mb, load, os.getloadavg()[0]))
         print(
             f"{engine}: {label}: {took.seconds:.1f} s wall, {took.cpu:.1f} s CPU, "
@@ -304,6 +329,7 @@ def scale(args) -> None:
 
     compute = [PYTHON, "manage.py", "compute_related", "-v", "2"]
     step("compute_related, every paper", compute)
+    recall(Path(env["RELATED_STATE_DIR"]))
     step("compute_related again, nothing changed", compute)
     fresh = new_papers(scratch / f"new-{args.new}.json.gz", args.new)
     subprocess.run(
