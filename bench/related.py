@@ -347,6 +347,11 @@ def scale(args) -> None:
             f"| {before:.1f} -> {after:.1f} |"
         )
     if not args.keep:
+        if engine == "postgres":
+            import psycopg
+
+            with psycopg.connect(args.pg_url, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {args.pg_name} WITH (FORCE)")
         for db in cleanup:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
