@@ -54,6 +54,7 @@ migrate: sync
 
 demo: migrate
 	DEBUG=$${DEBUG:-true} $(RUN) python manage.py load_demo
+	DEBUG=$${DEBUG:-true} $(RUN) python manage.py compute_related --only-new
 
 run: demo
 	DEBUG=$${DEBUG:-true} $(RUN) python manage.py runserver $(HOST):$(PORT)

@@ -263,6 +263,11 @@ RATELIMIT_USE_CACHE = "default"
 # A cache that cannot count lets requests through rather than refusing everyone.
 RATELIMIT_FAIL_OPEN = True
 
+# --- Related papers -------------------------------------------------------------------
+# Where compute_related keeps what --only-new needs (the fitted text model, every paper's
+# vector and neighbours): one file per database, a few hundred MB at archive scale.
+RELATED_STATE_DIR = Path(env_str("RELATED_STATE_DIR", str(BASE_DIR / "var" / "related")))
+
 # /healthz gives up on the database after this long and answers 503.
 HEALTHZ_TIMEOUT_MS = env_int("HEALTHZ_TIMEOUT_MS", 1000, minimum=50)
 

@@ -30,6 +30,7 @@ from papers.models import (
     Paper,
     PaperAuthor,
     PaperTask,
+    RelatedPaper,
     Repository,
     Sample,
     Task,
@@ -268,7 +269,8 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = _samples_context(paper, request.GET)
     if context is None:
         return bad_request(request, "Invalid sample filter")
-    return render(request, "papers/paper.html", {"paper": paper, **context})
+    related = list(RelatedPaper.objects.section(paper))
+    return render(request, "papers/paper.html", {"paper": paper, "related": related, **context})
 
 
 SAMPLE_FACETS = [

@@ -27,6 +27,7 @@ def _add_papers(count: int, start: int = 0) -> None:
     task, _ = Task.objects.get_or_create(slug="depth", defaults={"name": "Depth"})
     method, _ = Method.objects.get_or_create(slug="attention", defaults={"name": "Attention"})
     dataset, _ = Dataset.objects.get_or_create(slug="wiki", defaults={"name": "Wiki"})
+    seed = Paper.objects.get(slug="limits-to-depth-efficiencies-of-self")
     for i in range(start, start + count):
         paper = Paper.objects.create(slug=f"extra-{i}", title=f"Extra {i}", published="2021-01-01")
         paper.authorships.create(author=author, position=0)
@@ -34,6 +35,7 @@ def _add_papers(count: int, start: int = 0) -> None:
         paper.task_links.create(task=task)
         paper.method_links.create(method=method)
         paper.dataset_links.create(dataset=dataset)
+        seed.related_entries.create(related=paper, score=0.5, rank=i)  # the page's section
     Paper.objects.refresh_counts()
 
 

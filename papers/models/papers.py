@@ -356,7 +356,25 @@ class CodeLink(Record):
     natural_key.dependencies = ["papers.paper", "papers.repository"]
 
 
-class RelatedPaperManager(models.Manager):
+class RelatedPaperQuerySet(models.QuerySet):
+    def shown(self):
+        """Entries a reader may see: not hidden by staff, naming a paper not hidden. The
+        lists are computed in bulk and go stale between runs; this filter (with deletion
+        cascading) is what keeps a stale list from ever showing a hidden paper."""
+        return self.filter(hidden=False, related__hidden=False)
+
+    def section(self, paper: Paper, limit: int = 20):
+        """The paper page's "Related papers" section, in rank order, in one query."""
+        return (
+            self.shown()
+            .filter(paper=paper)
+            .select_related("related")
+            .only("rank", "related", "related__slug", "related__title", "related__abstract")
+            .order_by("rank", "id")[:limit]
+        )
+
+
+class RelatedPaperManager(models.Manager.from_queryset(RelatedPaperQuerySet)):
     def get_by_natural_key(self, paper_slug, related_slug):
         return self.get(paper__slug=paper_slug, related__slug=related_slug)
 
