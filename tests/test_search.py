@@ -77,6 +77,15 @@ def test_last_word_matches_as_a_prefix_while_typing(docs):
     assert slugs("transf ") == []  # a finished word is a word
 
 
+def test_a_typed_last_word_matches_as_a_prefix_of_its_stem(db):
+    # "learning" stems to "learn": while typing it also finds "learners", on both engines
+    # (SQLite's FTS5 stems a prefix term before matching it).
+    Paper.objects.create(slug="learners", title="Few-shot learners", abstract="")
+    Paper.objects.create(slug="learning", title="Learning to rank", abstract="")
+    assert set(slugs("learning")) == {"learners", "learning"}
+    assert slugs("learning ") == ["learning"]
+
+
 def test_hyphenated_words_read_as_a_phrase(docs):
     assert slugs("state-of-the-art ") == ["sota"]
 

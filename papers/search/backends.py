@@ -122,8 +122,10 @@ class PostgresBackend(Backend):
         def term(t: Term) -> str:
             text = " ".join(t.words)
             if t.prefix:
-                params.extend([text, f"{text}:*"])
-                return "(plainto_tsquery('cwp_english', %s) || to_tsquery('cwp_simple', %s))"
+                # The stem as a prefix, as SQLite's FTS5 reads a prefix term ("learning"
+                # also finds "learners"); unstemmed as well, for a stop word being typed.
+                params.extend([f"{text}:*", f"{text}:*"])
+                return "(to_tsquery('cwp_english', %s) || to_tsquery('cwp_simple', %s))"
             params.append(text)
             return f"{'phraseto_tsquery' if t.is_phrase else 'plainto_tsquery'}('cwp_english', %s)"
 
