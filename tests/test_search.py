@@ -187,3 +187,18 @@ def test_a_ranked_page_covers_only_its_window_of_candidates(docs):
     ids, count = ranked_page("graph", Paper.objects.all(), offset=0, limit=5, candidates=2)
     assert (len(ids), count) == (2, 2)
     assert ranked_page("graph", Paper.objects.all(), offset=2, limit=5, candidates=2) == ([], 2)
+
+
+def test_postgres_keeps_the_search_vector_in_the_row(db):
+    # Matching and scoring read the vector of every candidate: out of line (TOAST) that
+    # was several times slower at archive scale (migration 0003, bench/README.md).
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL storage setting")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute "
+            "WHERE attrelid = 'papers_paper'::regclass AND attname = 'search_vector'"
+        )
+        assert cursor.fetchone()[0] == "m"
