@@ -161,6 +161,13 @@ def test_newest_and_implementations_sorts(db):
     assert slugs("", sort="newest") == ["new", "old"]
 
 
+def test_highlights_mark_the_words_a_typed_prefix_matched(db):
+    Paper.objects.create(slug="learners", title="Few-shot learners", abstract="Learners learn.")
+    page = search("learning", Paper.objects.all())
+    title, snippet = page.highlights[page.ids[0]]
+    assert "<mark>learners</mark>" in title and "<mark>Learners</mark>" in snippet
+
+
 def test_a_ranked_page_counts_its_candidates_in_the_same_query(docs, django_assert_num_queries):
     from papers.search import ranked_page
 
