@@ -161,6 +161,15 @@ def test_newest_and_implementations_sorts(db):
     assert slugs("", sort="newest") == ["new", "old"]
 
 
+def test_newest_first_puts_undated_papers_last_on_every_engine(db):
+    Paper.objects.create(slug="undated", title="graph undated", published=None)
+    Paper.objects.create(slug="old", title="graph old", published="2010-01-01")
+    Paper.objects.create(slug="new", title="graph new", published="2020-01-01")
+    assert slugs("graph ", sort="newest") == ["new", "old", "undated"]
+    assert slugs("", sort="newest") == ["new", "old", "undated"]
+    assert slugs("", sort="implementations") == ["new", "old", "undated"]
+
+
 def test_highlights_mark_the_words_a_typed_prefix_matched(db):
     Paper.objects.create(slug="learners", title="Few-shot learners", abstract="Learners learn.")
     page = search("learning", Paper.objects.all())

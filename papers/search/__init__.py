@@ -15,18 +15,20 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.models import NEWEST_FIRST
 from papers.search.backends import CANDIDATES, MARK_END, MARK_START, backend_for
 from papers.search.facets import facet_counts, matches_of
 from papers.search.query import ParsedQuery, parse
 
 COUNT_CAP = 10_000
 SORTS = ("relevance", "newest", "implementations")
+# The same orders as backends.ORDERS, for lists without a query. Undated papers last.
 SORT_ORDER = {
-    "newest": ("-published", "-id"),
-    "implementations": ("-code_link_count", "-published", "-id"),
+    "newest": NEWEST_FIRST,
+    "implementations": (F("code_link_count").desc(), *NEWEST_FIRST),
 }
 
 
