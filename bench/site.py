@@ -11,8 +11,10 @@ template; the page cache, HTTPS redirect and rate limits off), each case --reque
 times:
 
   rare word       /search?q=<word>, a different word each request: words from random
-                  titles that match at most RARE_MAX papers (as the page reads them,
-                  the last word also as a prefix)
+                  titles that match 1 to 100 papers (as the page reads them, the last
+                  word also as a prefix)
+  mid word        /search?q=<word>, ten words matching 1,000 to 10,000 papers, in turn:
+                  within the count cap, so the page counts facets over every match
   common word     /search?q=learning
   phrase          /search?q="state of the art"  (a third of the abstracts hold it)
   three words     /search?q=graph neural network
@@ -66,7 +68,9 @@ DEFAULTS = {
 }
 GOALS = {"search": 150.0, "paper": 40.0, "task": None}
 SPEEDUP_GOAL = 20.0
-RARE_MAX = 100  # a rare word matches at most this many papers
+RARE = (1, 100)  # a rare word matches this many papers
+MID = (1_000, 10_000)  # a mid-frequency word: facets are counted over all its matches
+MID_WORDS = 10  # cycled through --requests
 COMMON = "learning"
 PHRASE = '"state of the art"'
 THREE_WORDS = "graph neural network"
@@ -76,11 +80,12 @@ _TITLE_WORD = re.compile(r"[a-z]{5,}")
 # --- inside one engine's process ------------------------------------------------------------
 
 
-def rare_words(n: int, rng: random.Random) -> list[tuple[str, int]]:
-    """n different words from random papers' titles that match 1..RARE_MAX papers, as the
+def title_words(n: int, low: int, high: int, rng: random.Random) -> list[tuple[str, int]]:
+    """n different words from random papers' titles that match low..high papers, as the
     search page reads them, each with its number of matches. Each candidate costs one
-    capped count (LIMIT RARE_MAX + 1), so a common word is rejected as fast as a rare one
-    is accepted; titles are read by random id ranges, never by scanning the table."""
+    capped count (LIMIT low + 1 first, then high + 1 for those past low), so a word out
+    of range is rejected about as fast as one in range is accepted; titles are read by
+    random id ranges, never by scanning the table or its vocabulary."""
     from papers.models import Paper
     from papers.search.backends import backend_for
     from papers.search.query import STOP_WORDS, parse
@@ -92,7 +97,7 @@ def rare_words(n: int, rng: random.Random) -> list[tuple[str, int]]:
     checks = 0
     while len(found) < n:
         if checks > 200 * n:
-            raise SystemExit(f"found only {len(found)} rare words after {checks} checks")
+            raise SystemExit(f"found only {len(found)} words after {checks} checks")
         start = rng.randrange(1, top + 1)
         titles = Paper.objects.filter(id__gte=start, id__lt=start + 50, hidden=False)
         for title in titles.values_list("title", flat=True):
@@ -101,8 +106,11 @@ def rare_words(n: int, rng: random.Random) -> list[tuple[str, int]]:
                     continue
                 seen.add(word)
                 checks += 1
-                matches = backend_for(parse(word), base).count(RARE_MAX)
-                if 1 <= matches <= RARE_MAX:
+                engine = backend_for(parse(word), base)
+                matches = engine.count(low)
+                if matches > low:
+                    matches = engine.count(high)
+                if max(low, 1) <= matches <= high:
                     found[word] = matches
                     break  # one word a title range: spread over the archive
             if len(found) >= n:
@@ -196,9 +204,10 @@ def engine_main(requests: int, naive_requests: int, seed: int) -> None:
 
     rng = random.Random(seed)
     started = time.perf_counter()
-    rare = rare_words(requests, rng)
+    rare = title_words(requests, *RARE, rng)
+    mid = title_words(MID_WORDS, *MID, rng)
     picked_in = time.perf_counter() - started
-    print(f"  {len(rare)} rare words in {picked_in:.1f} s", file=sys.stderr, flush=True)
+    print(f"  words picked in {picked_in:.1f} s", file=sys.stderr, flush=True)
     top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
     ids = rng.sample(range(1, top + 1), requests * 3)
     slugs = list(
@@ -222,6 +231,11 @@ def engine_main(requests: int, naive_requests: int, seed: int) -> None:
 
     cases = [
         ("search", "rare word", [search_url(q=w) for w, _ in rare]),
+        (
+            "search",
+            "mid word (facets counted)",
+            [search_url(q=mid[i % len(mid)][0]) for i in range(requests)],
+        ),
         ("search", f"common word ({COMMON})", same(search_url(q=COMMON))),
         ("search", f"phrase ({PHRASE})", same(search_url(q=PHRASE))),
         ("search", f"three words ({THREE_WORDS})", same(search_url(q=THREE_WORDS))),
@@ -238,6 +252,7 @@ def engine_main(requests: int, naive_requests: int, seed: int) -> None:
     # How many papers each search matches, as the page says it ("10,000+" past the cap).
     searches = {
         "rare word": f"{min(n for _, n in rare)} to {max(n for _, n in rare)}",
+        "mid word (facets counted)": f"{min(n for _, n in mid)} to {max(n for _, n in mid)}",
     }
     results = []
     for kind, name, urls in cases:
@@ -285,6 +300,7 @@ def engine_main(requests: int, naive_requests: int, seed: int) -> None:
                 "vendor": connection.vendor,
                 "papers": Paper.objects.count(),
                 "rare_words": rare,
+                "mid_words": mid,
                 "cases": results,
                 "naive": naive,
             }
@@ -377,7 +393,8 @@ def main() -> None:
         line = next(x for x in output.splitlines() if x.startswith("RESULT "))
         result = json.loads(line.removeprefix("RESULT "))
         runs.append((engine, result))
-        print(f"{engine}: {result['papers']:,} papers; rare words: {result['rare_words'][:8]} …")
+        print(f"{engine}: {result['papers']:,} papers; rare words: {result['rare_words'][:6]} …")
+        print(f"{engine}: mid words: {result['mid_words']}")
 
     print()
     print("| engine | page | n | matches | queries | p50 ms | p95 ms | goal p95 |")
