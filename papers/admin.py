@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from papers.models import (
+    NEWEST_FIRST,
     Author,
     CodeLink,
     Collection,
@@ -361,7 +362,7 @@ class PaperAdmin(RecordAdmin):
         "edited_in_admin",
     )
     search_fields = ("title", "slug")
-    ordering = ("-published", "-id")  # the paper_published_idx order: no sort of every paper
+    ordering = NEWEST_FIRST  # the paper_published_idx order: no sort of every paper
     search_help_text = (
         "Words of the title or slug; an arXiv id (2006.12467, arXiv:2006.12467v3 or its "
         "URL); an author's name; part of a repository URL."

@@ -35,30 +35,3 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
     if year := filters.get("year_to"):
         papers = papers.filter(published__lte=dt.date(year, 12, 31))
     return papers
-
-
-def facet_counts(paper_ids: list[int]) -> dict[str, dict[str, int]]:
-    """How many of these papers have code, official code, each framework and each sample
-    status: exact, in three grouped queries."""
-    from django.db.models import Count, Q
-
-    if not paper_ids:
-        return {"code": {}, "framework": {}, "status": {}}
-    papers = Paper.objects.filter(id__in=paper_ids).aggregate(
-        has_code=Count("id", filter=Q(code_link_count__gt=0)),
-        official=Count("id", filter=Q(has_official_code=True)),
-    )
-    frameworks = (
-        CodeLink.objects.filter(paper_id__in=paper_ids)
-        .exclude(framework="")
-        .values_list("framework")
-        .annotate(n=Count("paper_id", distinct=True))
-        .order_by("-n", "framework")
-    )
-    statuses = (
-        Sample.objects.filter(paper_id__in=paper_ids)
-        .values_list("status")
-        .annotate(n=Count("paper_id", distinct=True))
-        .order_by("-n", "status")
-    )
-    return {"code": papers, "framework": dict(frameworks), "status": dict(statuses)}

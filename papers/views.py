@@ -36,7 +36,7 @@ from papers.models import (
     Task,
     ranked_rows,
 )
-from papers.querysets import facet_counts, filter_papers
+from papers.querysets import filter_papers
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
 
 PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
@@ -112,7 +112,12 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
     else:
         base = filter_papers(Paper.objects.visible(), data)
         result = fulltext.search(
-            q, base, sort=sort, offset=(page_number - 1) * PER_PAGE, limit=PER_PAGE
+            q,
+            base,
+            sort=sort,
+            offset=(page_number - 1) * PER_PAGE,
+            limit=PER_PAGE,
+            facets=True,
         )
         papers = {p.id: p for p in _with_list_details(Paper.objects.filter(id__in=result.ids))}
         sample_counts = _status_counts_by_paper(result.ids)
@@ -135,7 +140,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             has_previous=page_number > 1,
             has_next=page_number < min(pages, MAX_PAGE),
             last_page=min(pages, MAX_PAGE),
-            facets=_facets(q, base, result),
+            facets=result.facets,
             empty_hint=(q.strip() and not result.total),
         )
     template = "papers/search.html#results" if _wants_fragment(request) else "papers/search.html"
@@ -153,17 +158,6 @@ def _status_counts_by_paper(ids: list[int]) -> dict[int, dict[str, int]]:
     for paper_id, status, n in rows:
         counts.setdefault(paper_id, {})[status] = n
     return counts
-
-
-def _facets(q: str, base, result) -> dict | None:
-    """Exact counts over the whole result set, or None when it is over the cap."""
-    if result.capped:
-        return None
-    if q.strip():
-        ids = fulltext.matching_ids(q, base)
-    else:
-        ids = list(base.values_list("id", flat=True)[: fulltext.COUNT_CAP])
-    return facet_counts(ids)
 
 
 def _paper_list(queryset):

@@ -32,6 +32,8 @@ out = {}
 anonymous = Client()
 out["anonymous page"] = title(anonymous.get("/paper/routed").content.decode())
 out["anonymous replica-only"] = anonymous.get("/paper/replica-only").status_code
+found = anonymous.get("/search", {"q": "replica "}).content.decode()
+out["anonymous search"] = next(w for w in ("2 papers", "0 papers") if w in found)
 out["anonymous post"] = anonymous.post("/search").status_code
 signed_in = Client()
 signed_in.force_login(staff)
@@ -74,6 +76,7 @@ def test_reads_go_to_the_replica_and_writes_admin_and_commands_to_the_primary(
     assert answers == {
         "anonymous page": "Replica title",
         "anonymous replica-only": 200,
+        "anonymous search": "2 papers",
         "anonymous post": 405,
         "signed-in page": "Primary title",
         "admin list": "Primary title",

@@ -124,6 +124,30 @@ def test_any_query_is_safe(client, seeded, q):
     assert len(re.findall(r"<h1[ >]", response.content.decode())) == 1
 
 
+def test_facets_count_every_match_not_only_the_page(client, make_paper):
+    for _ in range(22):
+        make_paper()  # "Paper N about attention", official PyTorch code, two samples
+    for i in range(3):
+        Paper.objects.create(slug=f"no-code-{i}", title=f"Attention without code {i}")
+    body = client.get("/search", {"q": "attention "}).content.decode()
+    assert "25 papers" in body and body.count('class="result-title"') == 20
+    assert "with code: 22" in body and "official code: 22" in body
+    assert "pytorch: 22" in body and "ran_honours: 22" in body and "timed_out: 22" in body
+    body = client.get("/search", {"has_code": "1"}).content.decode()  # no words
+    assert "22 papers" in body and "with code: 22" in body and "pytorch: 22" in body
+
+
+def test_facets_are_left_out_past_the_count_cap(client, make_paper, monkeypatch):
+    from papers import search as fulltext
+
+    for _ in range(3):
+        make_paper()
+    monkeypatch.setattr(fulltext, "COUNT_CAP", 2)
+    body = client.get("/search", {"q": "attention "}).content.decode()
+    assert "2+ papers" in body and "with code:" not in body
+    assert body.count('class="result-title"') == 3  # capped count, every match listed
+
+
 def test_query_count_is_constant(client, seeded):
     with CaptureQueriesContext(connection) as few:
         client.get("/search", {"q": "width", "has_code": "0"})

@@ -84,11 +84,13 @@ def has_words(q: str) -> bool:
     return not fulltext.parse(q, typing=False).empty
 
 
-# The matches a `q` search ranks, in index order (the site ranks 5,000). Ranking reads
-# every candidate's text vector: at 576k papers, a word in half the abstracts
-# ("learning") costs PostgreSQL ~25 ms per 1,000 candidates (its vectors are TOASTed),
-# and /api/v1/papers/?q=learning measured p95 108 ms with 2,000 and 67 ms with 1,000 on
-# the shared benchmark machine, against a goal of 100 ms.
+# The matches a `q` search ranks, in index order (the site ranks the 10,001 it counts).
+# Ranking reads every candidate's text vector: at 576k papers, a word in half the
+# abstracts ("learning") cost PostgreSQL ~25 ms per 1,000 candidates while its vectors
+# were TOASTed, and /api/v1/papers/?q=learning measured p95 108 ms with 2,000 and 67 ms
+# with 1,000 on the shared benchmark machine, against a goal of 100 ms. Migration 0003
+# keeps the vectors inline (several times cheaper to score, bench/README.md); this
+# window has not been re-measured since.
 SEARCH_WINDOW = 1000
 
 

@@ -8,6 +8,7 @@ from papers.models.leaderboards import (
     ranked_rows,
 )
 from papers.models.papers import (
+    NEWEST_FIRST,
     Author,
     CodeLink,
     Paper,
@@ -29,6 +30,7 @@ from papers.models.taxonomy import (
 )
 
 __all__ = [
+    "NEWEST_FIRST",
     "Author",
     "CodeLink",
     "Collection",

@@ -19,6 +19,11 @@ def uncertain_date(value: dt.date | None) -> bool:
     return value.year < 1900 or value > snapshot
 
 
+# Newest first, undated papers last, on every engine: the order paper_published_idx
+# serves (on PostgreSQL it is built NULLS LAST by migration 0004).
+NEWEST_FIRST = (models.F("published").desc(nulls_last=True), models.F("id").desc())
+
+
 class PaperQuerySet(models.QuerySet):
     def visible(self):
         return self.filter(hidden=False)
@@ -31,7 +36,7 @@ class PaperQuerySet(models.QuerySet):
         return (
             self.visible()
             .filter(date_uncertain=False, published__isnull=False)
-            .order_by("-published", "-id")
+            .order_by(*NEWEST_FIRST)
         )
 
     def refresh_counts(self) -> int:
@@ -163,7 +168,8 @@ class Paper(Record):
         indexes = [
             # Second key: /search?q=2006.12467 and leaderboard rows resolved by arXiv id.
             models.Index(fields=["arxiv_id"], name="paper_arxiv_idx"),
-            # Home page "latest papers" and the newest-first sort.
+            # Home page "latest papers" and the newest-first sort (NEWEST_FIRST; NULLS
+            # LAST on PostgreSQL, migration 0004: SQLite cannot say so in an index).
             models.Index(fields=["-published", "-id"], name="paper_published_idx"),
             # "Most implementations" sort and the has-code filter.
             models.Index(fields=["-code_link_count", "-id"], name="paper_codecount_idx"),

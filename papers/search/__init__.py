@@ -1,8 +1,13 @@
 """Full-text search over papers: the one entry point the views call.
 
-`search()` parses the text (papers.search.query), picks the engine's backend by
-`connection.vendor` (papers.search.backends) and answers one page of paper ids with
-an exact total up to COUNT_CAP ("10,000+" beyond it) and highlighted snippets.
+`search()` parses the text (papers.search.query), picks the engine's backend by the
+queryset's database (papers.search.backends) and answers one page of paper ids with an
+exact total up to COUNT_CAP ("10,000+" beyond it), highlighted snippets, and facet
+counts over the whole result set when it is within the cap (papers.search.facets).
+
+Relevance is scored over the same first COUNT_CAP + 1 matches that are counted, in
+one query: the engine reads each match once, and a result set within the cap is ranked
+exactly.
 """
 
 from __future__ import annotations
@@ -10,17 +15,20 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.models import NEWEST_FIRST
 from papers.search.backends import CANDIDATES, MARK_END, MARK_START, backend_for
+from papers.search.facets import facet_counts, matches_of
 from papers.search.query import ParsedQuery, parse
 
 COUNT_CAP = 10_000
 SORTS = ("relevance", "newest", "implementations")
+# The same orders as backends.ORDERS, for lists without a query. Undated papers last.
 SORT_ORDER = {
-    "newest": ("-published", "-id"),
-    "implementations": ("-code_link_count", "-published", "-id"),
+    "newest": NEWEST_FIRST,
+    "implementations": (F("code_link_count").desc(), *NEWEST_FIRST),
 }
 
 
@@ -31,7 +39,9 @@ class SearchPage:
     capped: bool  # more than COUNT_CAP matches
     parsed: ParsedQuery | None = None
     highlights: dict[int, tuple[SafeString, SafeString]] = field(default_factory=dict)
-    candidate_ids: list[int] | None = None  # the ranked window (sorting by other keys)
+    # Papers with code, official code, each framework and each sample status among all
+    # the matches; None past the cap.
+    facets: dict[str, dict[str, int]] | None = None
 
     @property
     def total_display(self) -> str:
@@ -51,36 +61,37 @@ def search(
     sort: str = "relevance",
     offset: int = 0,
     limit: int = 20,
+    facets: bool = False,
 ) -> SearchPage:
-    """One page of `base` (a filtered Paper queryset) matching `text`."""
+    """One page of `base` (a filtered Paper queryset) matching `text`, with facet counts
+    when asked for and the matches number COUNT_CAP or fewer."""
     parsed = parse(text)
     if parsed.empty:
         ordered = base.order_by(*SORT_ORDER.get(sort, SORT_ORDER["newest"]))
         total = ordered.order_by()[: COUNT_CAP + 1].count()
         ids = list(ordered.values_list("id", flat=True)[offset : offset + limit])
-        return SearchPage(ids=ids, total=min(total, COUNT_CAP), capped=total > COUNT_CAP)
+        page = SearchPage(ids=ids, total=min(total, COUNT_CAP), capped=total > COUNT_CAP)
+        if facets and not page.capped:
+            page.facets = facet_counts(*matches_of(base), using=base.db)
+        return page
     engine = backend_for(parsed, base)
-    total = engine.count(COUNT_CAP)
-    if sort == "relevance":
-        ids = engine.ranked(offset, limit)
-    else:
-        window = engine.ids(CANDIDATES)
-        ids = list(
-            base.model.objects.filter(id__in=window)
-            .order_by(*SORT_ORDER[sort])
-            .values_list("id", flat=True)[offset : offset + limit]
-        )
-    highlights = {
-        pk: (marked(title), marked(snippet))
-        for pk, (title, snippet) in engine.highlights(ids).items()
-    }
-    return SearchPage(
+    # One query pages through the window and counts it; past its end, a count alone.
+    ids, counted = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=sort)
+    if counted is None:
+        counted = engine.count(COUNT_CAP)
+    page = SearchPage(
         ids=ids,
-        total=min(total, COUNT_CAP),
-        capped=total > COUNT_CAP,
+        total=min(counted, COUNT_CAP),
+        capped=counted > COUNT_CAP,
         parsed=parsed,
-        highlights=highlights,
+        highlights={
+            pk: (marked(title), marked(snippet))
+            for pk, (title, snippet) in engine.highlights(ids).items()
+        },
     )
+    if facets and not page.capped:
+        page.facets = facet_counts(*engine.matches(COUNT_CAP), using=base.db)
+    return page
 
 
 def ranked_page(
@@ -99,11 +110,3 @@ def ranked_page(
     if ranked is None:
         ranked = min(engine.count(candidates), candidates)
     return ids, ranked
-
-
-def matching_ids(text: str, base: QuerySet) -> list[int]:
-    """Every id in `base` matching `text`, up to COUNT_CAP (for exact facet counts)."""
-    parsed = parse(text)
-    if parsed.empty:
-        return list(base.values_list("id", flat=True)[:COUNT_CAP])
-    return backend_for(parsed, base).ids(COUNT_CAP)

@@ -1,19 +1,22 @@
 """The engines behind papers.search: SQLite FTS5 and PostgreSQL tsvector/GIN.
 
-Both answer the same three questions about a parsed query within a filtered set of
-papers (a Paper queryset): how many match (exactly, up to a cap), which ids come on
-a page in relevance order, and the highlighted title and snippet of given ids.
+Both answer the same questions about a parsed query within a filtered set of papers
+(a Paper queryset): one page of ids in a given order over a bounded window of matches
+together with how many matches that window holds, how many match (up to a cap), the
+matches as a subquery (for facet counts), and the highlighted title and snippet of
+given ids.
 
 Ranking every match of a common word is too slow at archive scale, so relevance is
-computed over a bounded candidate set: the first CANDIDATES matches in index order
-are scored (bm25 / ts_rank, title weighing more than abstract, abstract more than
-authors) and ordered by score, ties by id. A query with fewer matches than that is
-ranked exactly.
+computed over a bounded window: the first `window` matches in index order are scored
+(bm25 / ts_rank, title weighing more than abstract, abstract more than authors) and
+ordered by score, ties by id. A query with fewer matches than that is ranked exactly.
+The search page makes the window the counted one (COUNT_CAP + 1), so a single query
+both counts and ranks, and the engine reads each match once.
 """
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import connections
 from django.db.models import BooleanField, FloatField, QuerySet
 from django.db.models.expressions import RawSQL
 
@@ -21,38 +24,74 @@ from papers.search.query import ParsedQuery, Term
 
 CANDIDATES = 5000
 MARK_START, MARK_END = "\x02", "\x03"  # replaced by <mark> after HTML-escaping
+# Orders of a window's rows, over the columns every window carries (see _window): by
+# score (the backend's direction), newest first, most implementations first. Undated
+# papers come last in either engine.
+ORDERS = {
+    "newest": "published DESC NULLS LAST, id DESC",
+    "implementations": "code_link_count DESC, published DESC NULLS LAST, id DESC",
+}
 
 
 class Backend:
+    RELEVANCE = "score, id"
+    COLUMNS = ("id", "published", "code_link_count", "has_official_code")  # besides score
+
     def __init__(self, parsed: ParsedQuery, base: QuerySet):
         self.parsed = parsed
         self.base = base  # the filtered papers the query searches within
+        self.connection = connections[base.db]  # the request's database (a replica, maybe)
 
     def _fetch(self, sql: str, params) -> list[tuple]:
-        with connection.cursor() as cursor:
+        with self.connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
 
-    def _ranked(
-        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
-    ) -> list[tuple]:
-        """`columns` of one page of the candidates (`id`, `score`) in relevance order."""
+    def _window(self, limit: int) -> tuple[str, tuple]:
+        """SQL of the first `limit` matches in index order, with the columns id, score,
+        published, code_link_count and has_official_code."""
         raise NotImplementedError
 
-    def ranked(self, offset: int, limit: int) -> list[int]:
-        return [row[0] for row in self._ranked(offset, limit, "id")]
+    def matches(self, limit: int) -> tuple[str, tuple]:
+        """SQL of the first `limit` matches with the columns facets count (id,
+        code_link_count, has_official_code): see papers.search.facets."""
+        sql, params = self._window(limit)
+        return f"SELECT id, code_link_count, has_official_code FROM ({sql}) AS matches", params
 
     def ranked_window(
-        self, offset: int, limit: int, candidates: int = CANDIDATES
+        self, offset: int, limit: int, candidates: int = CANDIDATES, order: str = "relevance"
     ) -> tuple[list[int], int | None]:
-        """A page of ranked ids, and how many candidates were ranked (at most
-        `candidates`) from the same query; None when the page is past the end."""
-        rows = self._ranked(offset, limit, "id, COUNT(*) OVER ()", candidates)
+        """A page of ids ordered over the first `candidates` matches, and how many matches
+        that window holds (at most `candidates`) from the same query; None when the page
+        is past the end."""
+        sql, params = self._window(candidates)
+        order_by = self.RELEVANCE if order == "relevance" else ORDERS[order]
+        rows = self._fetch(
+            f"SELECT id, COUNT(*) OVER () FROM ({sql}) AS candidates ORDER BY {order_by} "
+            f"LIMIT {int(limit)} OFFSET {int(offset)}",
+            params,
+        )
         return [row[0] for row in rows], (rows[0][1] if rows else None)
+
+    def count(self, cap: int) -> int:
+        """How many papers match, counting no further than cap + 1."""
+        sql, params = self.matches(cap + 1)
+        return self._fetch(f"SELECT COUNT(*) FROM ({sql}) AS counted", params)[0][0]
+
+    def ids(self, cap: int) -> list[int]:
+        sql, params = self.matches(cap)
+        return [row[0] for row in self._fetch(sql, params)]
+
+    def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
+        raise NotImplementedError
 
 
 class SQLiteBackend(Backend):
     WEIGHTS = "10.0, 3.0, 1.0"  # title, abstract, author_names
+    RELEVANCE = "score, id"  # bm25() is lower for better matches
+    # A private, per-connection FTS5 table the page's papers are copied into to be
+    # highlighted (see highlights()).
+    PROBE = "temp.papers_highlight"
 
     def match(self) -> str:
         positive = " AND ".join(
@@ -64,55 +103,62 @@ class SQLiteBackend(Backend):
     @staticmethod
     def _term(term: Term) -> str:
         # Only \w characters reach here (see query.py), so quoting is always safe.
+        # A prefix term also matches the word itself (FTS5 stems it first: "learning"*
+        # is learn*), as on PostgreSQL; an added OR of the exact word would only make
+        # bm25() read that word's postings once more.
         quoted = '"' + " ".join(term.words) + '"'
-        return f"({quoted} OR {quoted}*)" if term.prefix else quoted
+        return f"{quoted}*" if term.prefix else quoted
 
-    def _joined(self, select: str, limit: int) -> tuple[str, tuple]:
+    def _window(self, limit: int) -> tuple[str, tuple]:
         # SQLite flattens the filtered subquery into a join driven by the FTS index.
-        base_sql, base_params = self.base.order_by().values("id").query.sql_with_params()
+        base = self.base.order_by().values(*self.COLUMNS)
+        base_sql, base_params = base.query.sql_with_params()
+        columns = ", ".join(f"base.{c} AS {c}" for c in self.COLUMNS[1:])
         sql = (
-            f"SELECT {select} FROM papers_paper_fts "
-            f"JOIN ({base_sql}) AS base ON base.id = papers_paper_fts.rowid "
+            "SELECT papers_paper_fts.rowid AS id, "
+            f"bm25(papers_paper_fts, {self.WEIGHTS}) AS score, {columns} "
+            f"FROM papers_paper_fts JOIN ({base_sql}) AS base ON base.id = papers_paper_fts.rowid "
             f"WHERE papers_paper_fts MATCH %s LIMIT {int(limit)}"
         )
         return sql, (*base_params, self.match())
 
-    def count(self, cap: int) -> int:
-        sql, params = self._joined("1", cap + 1)
-        return self._fetch(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-
-    def ids(self, cap: int) -> list[int]:
-        sql, params = self._joined("papers_paper_fts.rowid", cap)
-        return [row[0] for row in self._fetch(sql, params)]
-
-    def _ranked(
-        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
-    ) -> list[tuple]:
-        sql, params = self._joined(
-            f"papers_paper_fts.rowid AS id, bm25(papers_paper_fts, {self.WEIGHTS}) AS score",
-            candidates,
-        )
-        return self._fetch(
-            f"SELECT {columns} FROM ({sql}) ORDER BY score, id "
-            f"LIMIT {int(limit)} OFFSET {int(offset)}",
-            params,
-        )
-
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
+        """Titles and snippets marked by FTS5 itself, as it matched them (stemming,
+        prefixes, phrases), from a probe table holding only the page's papers.
+
+        Asking the archive's index for `rowid IN (…) AND MATCH` re-evaluates the whole
+        query for each id, and a prefix term ("learning" while typing) expands to every
+        indexed word that starts with its stem each time: ~15 ms a row for a word in 60%
+        of abstracts. In the probe the same expression runs over 20 rows."""
         if not ids:
             return {}
         placeholders = ", ".join(["%s"] * len(ids))
-        sql = (
-            "SELECT rowid, "
-            f"highlight(papers_paper_fts, 0, '{MARK_START}', '{MARK_END}'), "
-            f"snippet(papers_paper_fts, 1, '{MARK_START}', '{MARK_END}', '…', 40) "
-            f"FROM papers_paper_fts WHERE papers_paper_fts MATCH %s AND rowid IN ({placeholders})"
-        )
-        return {row[0]: (row[1], row[2]) for row in self._fetch(sql, (self.match(), *ids))}
+        with self.connection.cursor() as cursor:
+            cursor.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.PROBE} USING fts5("
+                "title, abstract, author_names, "
+                "tokenize='porter unicode61 remove_diacritics 2')"
+            )
+            cursor.execute(f"DELETE FROM {self.PROBE}")
+            cursor.execute(
+                f"INSERT INTO {self.PROBE} (rowid, title, abstract, author_names) "
+                "SELECT id, title, abstract, author_names FROM papers_paper "
+                f"WHERE id IN ({placeholders})",
+                ids,
+            )
+            cursor.execute(
+                "SELECT rowid, "
+                f"highlight(papers_highlight, 0, '{MARK_START}', '{MARK_END}'), "
+                f"snippet(papers_highlight, 1, '{MARK_START}', '{MARK_END}', '…', 40) "
+                f"FROM {self.PROBE} WHERE papers_highlight MATCH %s",
+                (self.match(),),
+            )
+            return {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
 
 
 class PostgresBackend(Backend):
     WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"  # D, C (authors), B (abstract), A (title)
+    RELEVANCE = "score DESC, id"
 
     def tsquery(self) -> tuple[str, list]:
         """A tsquery expression built from plainto/phraseto_tsquery pieces: user text is
@@ -122,8 +168,10 @@ class PostgresBackend(Backend):
         def term(t: Term) -> str:
             text = " ".join(t.words)
             if t.prefix:
-                params.extend([text, f"{text}:*"])
-                return "(plainto_tsquery('cwp_english', %s) || to_tsquery('cwp_simple', %s))"
+                # The stem as a prefix, as SQLite's FTS5 reads a prefix term ("learning"
+                # also finds "learners"); unstemmed as well, for a stop word being typed.
+                params.extend([f"{text}:*", f"{text}:*"])
+                return "(to_tsquery('cwp_english', %s) || to_tsquery('cwp_simple', %s))"
             params.append(text)
             return f"{'phraseto_tsquery' if t.is_phrase else 'plainto_tsquery'}('cwp_english', %s)"
 
@@ -133,34 +181,23 @@ class PostgresBackend(Backend):
         negative = "".join(f" && !!{term(t)}" for t in self.parsed.excluded)
         return f"({positive}{negative})", params
 
-    def _matches(self) -> QuerySet:
+    def _window(self, limit: int) -> tuple[str, tuple]:
+        # The vector is stored inline (migration 0003): matching and scoring read it
+        # from the heap row the scan is on, not from TOAST.
         query, params = self.tsquery()
         condition = RawSQL(f'"papers_paper"."search_vector" @@ {query}', params, BooleanField())
-        return self.base.order_by().filter(condition)
-
-    def count(self, cap: int) -> int:
-        sql, params = self._matches().values("id")[: cap + 1].query.sql_with_params()
-        return self._fetch(f"SELECT COUNT(*) FROM ({sql}) AS counted", params)[0][0]
-
-    def ids(self, cap: int) -> list[int]:
-        return list(self._matches().values_list("id", flat=True)[:cap])
-
-    def _ranked(
-        self, offset: int, limit: int, columns: str, candidates: int = CANDIDATES
-    ) -> list[tuple]:
-        query, params = self.tsquery()
         score = RawSQL(
             f'ts_rank({self.WEIGHTS}, "papers_paper"."search_vector", {query})',
             params,
             FloatField(),
         )
-        window = self._matches().annotate(score=score).values("id", "score")[:candidates]
-        sql, sql_params = window.query.sql_with_params()
-        return self._fetch(
-            f"SELECT {columns} FROM ({sql}) AS c ORDER BY score DESC, id "
-            f"LIMIT {int(limit)} OFFSET {int(offset)}",
-            sql_params,
+        window = (
+            self.base.order_by()
+            .filter(condition)
+            .annotate(score=score)
+            .values("id", "score", *self.COLUMNS[1:])[:limit]
         )
+        return window.query.sql_with_params()
 
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         if not ids:
@@ -181,8 +218,9 @@ class PostgresBackend(Backend):
 
 
 def backend_for(parsed: ParsedQuery, base: QuerySet) -> Backend:
-    if connection.vendor == "postgresql":
+    vendor = connections[base.db].vendor
+    if vendor == "postgresql":
         return PostgresBackend(parsed, base)
-    if connection.vendor == "sqlite":
+    if vendor == "sqlite":
         return SQLiteBackend(parsed, base)
-    raise NotImplementedError(f"no full-text search for {connection.vendor}")
+    raise NotImplementedError(f"no full-text search for {vendor}")

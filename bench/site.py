@@ -1,0 +1,449 @@
+"""Benchmark: the site's search, paper and task pages as served, at full archive scale.
+
+    python bench/site.py                                   # both engines, the shared databases
+    python bench/site.py --engines sqlite --requests 30
+    python bench/site.py --sqlite-url sqlite:////work/bench-data/site.sqlite3 \\
+        --pg-url postgres://postgres@127.0.0.1:5432/cwp_site
+
+For each engine, in one process per engine (read-only: nothing is written to the
+database), p50/p95 of whole pages through Django's test client (middleware, view,
+template; the page cache, HTTPS redirect and rate limits off), each case --requests
+times:
+
+  rare word       /search?q=<word>, a different word each request: words from random
+                  titles that match 1 to 100 papers (as the page reads them, the last
+                  word also as a prefix)
+  mid word        /search?q=<word>, ten words matching 1,000 to 10,000 papers, in turn:
+                  within the count cap, so the page counts facets over every match
+  common word     /search?q=learning
+  phrase          /search?q="state of the art"  (a third of the abstracts hold it)
+  three words     /search?q=graph neural network
+  two filters     /search?q=learning&has_code=1&framework=pytorch
+  filter only     /search?has_code=1
+  deep page       /search?q=learning&page=50
+  paper page      /paper/<slug>, a different random paper each request
+  task page       /task/<slug>, random tasks that have leaderboards
+
+and, in the same run, the naive baseline on the same data: each word `icontains` in the
+title, abstract or authors, an exact count, newest first, 20 rows rendered with the same
+template (no facets, no highlights: the baseline does less than the page), called
+directly (the request cycle adds under 1 ms), on the rare words and on `learning`.
+Every case runs once untimed first (the baseline too), so both are timed on warm pages.
+
+Goals (issue 4, on a 2-core machine): every search p95 < 150 ms on both engines, the
+rare word at least 20x faster than the naive baseline, the paper page p95 < 40 ms.
+
+The databases must already hold the archive (576k synthetic papers). To build them:
+
+    .venv/bin/python bench/make_archive.py --papers 576000 --out bench/data/576000
+    DATABASE_URL=sqlite:////work/bench-data/full.sqlite3 .venv/bin/python manage.py migrate
+    DATABASE_URL=sqlite:////work/bench-data/full.sqlite3 \\
+        .venv/bin/python manage.py import_archive bench/data/576000/*.json.gz
+    (the same with DATABASE_URL=postgres://…/cwp_full after `createdb cwp_full`,
+    then VACUUM ANALYZE)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlencode
+
+from measure import run  # bench/ is the script's folder, so it is on sys.path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+DEFAULTS = {
+    "sqlite": "sqlite:////work/bench-data/full.sqlite3",
+    "postgres": "postgres://postgres@127.0.0.1:5432/cwp_full",
+}
+GOALS = {"search": 150.0, "paper": 40.0, "task": None}
+SPEEDUP_GOAL = 20.0
+RARE = (1, 100)  # a rare word matches this many papers
+MID = (1_000, 10_000)  # a mid-frequency word: facets are counted over all its matches
+MID_WORDS = 10  # cycled through --requests
+COMMON = "learning"
+PHRASE = '"state of the art"'
+THREE_WORDS = "graph neural network"
+_TITLE_WORD = re.compile(r"[a-z]{5,}")
+
+
+# --- inside one engine's process ------------------------------------------------------------
+
+
+def title_words(n: int, low: int, high: int, rng: random.Random) -> list[tuple[str, int]]:
+    """n different words from random papers' titles that match low..high papers, as the
+    search page reads them, each with its number of matches. Each candidate costs one
+    capped count (LIMIT low + 1 first, then high + 1 for those past low), so a word out
+    of range is rejected about as fast as one in range is accepted; titles are read by
+    random id ranges, never by scanning the table or its vocabulary."""
+    from papers.models import Paper
+    from papers.search.backends import backend_for
+    from papers.search.query import STOP_WORDS, parse
+
+    base = Paper.objects.visible()
+    top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
+    found: dict[str, int] = {}
+    seen: set[str] = set()
+    checks = 0
+    while len(found) < n:
+        if checks > 200 * n:
+            raise SystemExit(f"found only {len(found)} words after {checks} checks")
+        start = rng.randrange(1, top + 1)
+        titles = Paper.objects.filter(id__gte=start, id__lt=start + 50, hidden=False)
+        for title in titles.values_list("title", flat=True):
+            for word in _TITLE_WORD.findall(title.lower()):
+                if word in seen or word in STOP_WORDS:
+                    continue
+                seen.add(word)
+                checks += 1
+                engine = backend_for(parse(word), base)
+                matches = engine.count(low)
+                if matches > low:
+                    matches = engine.count(high)
+                if max(low, 1) <= matches <= high:
+                    found[word] = matches
+                    break  # one word a title range: spread over the archive
+            if len(found) >= n:
+                break
+    return list(found.items())
+
+
+def naive_page(request, q: str) -> bytes:
+    """The search page the obvious way: every word `icontains` in title, abstract or
+    authors, an exact count, newest first, and the page's template over 20 rows."""
+    from django.db.models import Prefetch, Q
+    from django.shortcuts import render
+
+    from papers.forms import SearchForm
+    from papers.models import Paper, PaperAuthor
+
+    matches = Paper.objects.visible()
+    for word in q.split():
+        matches = matches.filter(
+            Q(title__icontains=word)
+            | Q(abstract__icontains=word)
+            | Q(author_names__icontains=word)
+        )
+    total = matches.count()
+    papers = matches.order_by("-published", "-id").prefetch_related(
+        Prefetch("authorships", PaperAuthor.objects.select_related("author").order_by("position"))
+    )[:20]
+
+    result = SimpleNamespace(total=total, total_display=f"{total:,}", parsed=None)
+    form = SearchForm({"q": q})
+    form.is_valid()
+    context = {
+        "form": form,
+        "q": q,
+        "sort": "newest",
+        "sort_choices": [],
+        "page_number": 1,
+        "result_start": 1,
+        "too_deep": False,
+        "result": result,
+        "rows": [{"paper": p, "title": None, "snippet": None, "statuses": {}} for p in papers],
+        "has_previous": False,
+        "has_next": total > 20,
+        "last_page": min(-(-total // 20), 50),
+        "facets": None,
+    }
+    return render(request, "papers/search.html", context).content
+
+
+def matches_of(url: str) -> str:
+    """How many papers the search at `url` matches, as its page says it."""
+    from django.http import QueryDict
+
+    from papers import search as fulltext
+    from papers.forms import SearchForm
+    from papers.models import Paper
+    from papers.querysets import filter_papers
+
+    form = SearchForm(QueryDict(url.split("?", 1)[1]))
+    assert form.is_valid(), form.errors
+    base = filter_papers(Paper.objects.visible(), form.cleaned_data)
+    return fulltext.search(form.cleaned_data["q"], base, limit=0).total_display
+
+
+def timed(call, arguments: list) -> list[float]:
+    times = []
+    for argument in arguments:
+        started = time.perf_counter()
+        call(argument)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    cuts = statistics.quantiles(times, n=100, method="inclusive")
+    return cuts[49], cuts[94]
+
+
+def engine_main(requests: int, naive_requests: int, seed: int) -> None:
+    """Runs in a child process with DATABASE_URL set; prints one JSON line of results."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "codewithpapers.settings")
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+    from django.db import connection
+    from django.test import Client, RequestFactory
+    from django.test.utils import CaptureQueriesContext
+
+    from papers.models import Leaderboard, Paper
+
+    rng = random.Random(seed)
+    started = time.perf_counter()
+    rare = title_words(requests, *RARE, rng)
+    mid = title_words(MID_WORDS, *MID, rng)
+    picked_in = time.perf_counter() - started
+    print(f"  words picked in {picked_in:.1f} s", file=sys.stderr, flush=True)
+    top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
+    ids = rng.sample(range(1, top + 1), requests * 3)
+    slugs = list(
+        Paper.objects.filter(id__in=ids, hidden=False).values_list("slug", flat=True)[:requests]
+    )
+    with_boards = sorted(set(Leaderboard.objects.values_list("task__slug", flat=True)))
+    tasks = [rng.choice(with_boards) for _ in range(requests)]
+
+    client = Client(SERVER_NAME="127.0.0.1")
+
+    def get(url: str) -> bytes:
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return response.content
+
+    def search_url(**params) -> str:
+        return "/search?" + urlencode(params)
+
+    def same(url: str, n: int = requests) -> list[str]:
+        return [url] * n
+
+    cases = [
+        ("search", "rare word", [search_url(q=w) for w, _ in rare]),
+        (
+            "search",
+            "mid word (facets counted)",
+            [search_url(q=mid[i % len(mid)][0]) for i in range(requests)],
+        ),
+        ("search", f"common word ({COMMON})", same(search_url(q=COMMON))),
+        ("search", f"phrase ({PHRASE})", same(search_url(q=PHRASE))),
+        ("search", f"three words ({THREE_WORDS})", same(search_url(q=THREE_WORDS))),
+        (
+            "search",
+            f"two filters ({COMMON}, has code, PyTorch)",
+            same(search_url(q=COMMON, has_code=1, framework="pytorch")),
+        ),
+        ("search", "filter only (has code)", same(search_url(has_code=1))),
+        ("search", f"deep page 50 ({COMMON})", same(search_url(q=COMMON, page=50))),
+        ("paper", "paper page", [f"/paper/{s}" for s in slugs]),
+        ("task", "task page with leaderboards", [f"/task/{s}" for s in tasks]),
+    ]
+    # How many papers each search matches, as the page says it ("10,000+" past the cap).
+    searches = {
+        "rare word": f"{min(n for _, n in rare)} to {max(n for _, n in rare)}",
+        "mid word (facets counted)": f"{min(n for _, n in mid)} to {max(n for _, n in mid)}",
+    }
+    results = []
+    for kind, name, urls in cases:
+        # Untimed pass first, counting the queries each page runs.
+        with CaptureQueriesContext(connection) as captured:
+            for url in urls:
+                get(url)
+        queries = len(captured) / len(urls)
+        times = timed(get, urls)
+        p50, p95 = percentiles(times)
+        matches = searches.get(name) or (matches_of(urls[0]) if kind == "search" else "")
+        results.append(
+            {
+                "kind": kind,
+                "name": name,
+                "n": len(urls),
+                "matches": matches,
+                "queries": queries,
+                "p50": p50,
+                "p95": p95,
+            }
+        )
+        print(f"  {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms", file=sys.stderr, flush=True)
+
+    factory = RequestFactory()
+    naive = []
+    for name, words in (
+        ("rare word", [w for w, _ in rare[:naive_requests]]),
+        (f"common word ({COMMON})", [COMMON] * (naive_requests and max(5, naive_requests // 3))),
+    ):
+        if not words:
+            continue
+
+        def page(q: str) -> bytes:
+            return naive_page(factory.get("/search", {"q": q}), q)
+
+        timed(page, words[:1] if len(set(words)) == 1 else words)
+        p50, p95 = percentiles(timed(page, words))
+        naive.append({"name": name, "n": len(words), "p50": p50, "p95": p95})
+        print(f"  naive {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms", file=sys.stderr, flush=True)
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "vendor": connection.vendor,
+                "papers": Paper.objects.count(),
+                "rare_words": rare,
+                "mid_words": mid,
+                "cases": results,
+                "naive": naive,
+            }
+        ),
+        flush=True,
+    )
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def missing(engine: str, url: str) -> str | None:
+    """Why the database at `url` cannot be benchmarked, or None."""
+    if engine == "sqlite":
+        path = Path(url.removeprefix("sqlite://"))
+        if not path.exists():
+            return f"{path} does not exist"
+        return None
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed"
+    try:
+        psycopg.connect(url, connect_timeout=3).close()
+    except psycopg.OperationalError as exc:
+        return str(exc).strip()
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engines", default="sqlite,postgres")
+    parser.add_argument("--sqlite-url", default=DEFAULTS["sqlite"])
+    parser.add_argument("--pg-url", default=DEFAULTS["postgres"])
+    parser.add_argument("--requests", type=int, default=40, help="requests per case (>= 30)")
+    parser.add_argument(
+        "--naive-requests", type=int, default=30, help="naive searches of rare words"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.engine_child:
+        engine_main(args.requests, args.naive_requests, args.seed)
+        return
+
+    engines = args.engines.split(",")
+    urls = {"sqlite": args.sqlite_url, "postgres": args.pg_url}
+    for engine in engines:
+        if reason := missing(engine, urls[engine]):
+            raise SystemExit(
+                f"{engine}: {reason}.\nLoad the archive first (see the top of {__file__}):\n"
+                + __doc__.split("To build them:\n", 1)[1]
+            )
+    # Production settings serve hashed static files from a manifest: collect them once.
+    static_root = ROOT / "bench" / "out" / "static"
+    static_root.mkdir(parents=True, exist_ok=True)
+    run(
+        [PYTHON, "manage.py", "collectstatic", "--no-input", "-v", "0"],
+        dict(os.environ, SECRET_KEY="bench", DEBUG="false", STATIC_ROOT=str(static_root)),
+    )
+    runs = []
+    for engine in engines:
+        env = dict(
+            os.environ,
+            SECRET_KEY="bench",
+            DEBUG="false",
+            DATABASE_URL=urls[engine],
+            # The pages themselves are measured: no page cache (it would hide the cost), no
+            # HTTPS redirect (the test client speaks plain HTTP), no rate limit.
+            CACHE_URL="dummy://",
+            SECURE_SSL_REDIRECT="false",
+            RATELIMIT_ENABLE="false",
+            STATIC_ROOT=str(static_root),
+        )
+        print(f"{engine}: {args.requests} requests per case, load {load()} …", flush=True)
+        command = [PYTHON, __file__, "--engine-child", engine]
+        command += ["--requests", str(args.requests), "--naive-requests", str(args.naive_requests)]
+        command += ["--seed", str(args.seed)]
+        # The child's stdout carries the request log (part of the page as served) and
+        # the RESULT line; its progress goes to stderr, straight to the terminal.
+        child = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        if child.returncode:
+            raise SystemExit(f"{engine}: the benchmark failed ({child.returncode})")
+        output = child.stdout
+        print(f"{engine}: done, load {load()}", flush=True)
+        line = next(x for x in output.splitlines() if x.startswith("RESULT "))
+        result = json.loads(line.removeprefix("RESULT "))
+        runs.append((engine, result))
+        print(f"{engine}: {result['papers']:,} papers; rare words: {result['rare_words'][:6]} …")
+        print(f"{engine}: mid words: {result['mid_words']}")
+
+    print()
+    print("| engine | page | n | matches | queries | p50 ms | p95 ms | goal p95 |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for engine, result in runs:
+        for case in result["cases"]:
+            goal = GOALS[case["kind"]]
+            print(
+                f"| {engine} | {case['name']} | {case['n']} | {case['matches']} "
+                f"| {case['queries']:g} | {case['p50']:.1f} | {case['p95']:.1f} "
+                f"| {f'< {goal:.0f}' if goal else '—'} |"
+            )
+    print()
+    print(
+        "| engine | naive `icontains` search page | n | p50 ms | p95 ms "
+        "| site p50 / p95 | faster |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for engine, result in runs:
+        ours = {c["name"]: c for c in result["cases"]}
+        for case in result["naive"]:
+            site = ours[case["name"]]
+            ratio = min(case["p50"] / site["p50"], case["p95"] / site["p95"])
+            print(
+                f"| {engine} | {case['name']} | {case['n']} | {case['p50']:.1f} "
+                f"| {case['p95']:.1f} | {site['p50']:.1f} / {site['p95']:.1f} | {ratio:.0f}x |"
+            )
+    print()
+    print("Against the goals:")
+    for engine, result in runs:
+        searches = [c for c in result["cases"] if c["kind"] == "search"]
+        worst = max(searches, key=lambda c: c["p95"])
+        paper = next(c for c in result["cases"] if c["kind"] == "paper")
+        rare_site = next(c for c in result["cases"] if c["name"] == "rare word")
+        rare_naive = next((c for c in result["naive"] if c["name"] == "rare word"), None)
+        if rare_naive:
+            ratio = min(rare_naive["p50"] / rare_site["p50"], rare_naive["p95"] / rare_site["p95"])
+            speedup = (
+                f"{ratio:.0f}x the naive page {'met' if ratio >= SPEEDUP_GOAL else 'NOT met'}"
+            )
+        else:
+            speedup = "not compared (--naive-requests 0)"
+        print(
+            f"  {engine}: worst search p95 {worst['p95']:.1f} ms ({worst['name']}) "
+            f"{'met' if worst['p95'] < GOALS['search'] else 'NOT met'}; "
+            f"rare word {speedup}; paper page p95 {paper['p95']:.1f} ms "
+            f"{'met' if paper['p95'] < GOALS['paper'] else 'NOT met'}"
+        )
+
+
+if __name__ == "__main__":
+    main()
