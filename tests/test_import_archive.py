@@ -568,3 +568,36 @@ def test_search_index_follows_imported_changes(tmp_path):
     paper.title = "Edited by staff"
     paper.save()
     assert found("staff ") == 1 and found("transformers ") == 0
+
+
+def test_parsing_in_a_second_process_gives_the_same_messages_and_database(tmp_path):
+    """--workers 1 (the default) reads and parses in a forked child: the same rejections,
+    in the same order, the same file error at the same place, the same database."""
+    many = [
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}"}
+        for i in range(900)
+    ]
+    many[10]["date"] = "2020-13-45"
+    many[500] = {"title": "No identity"}
+    many[700]["paper_url"] = many[3]["paper_url"]  # last one wins, across batches
+    text = json.dumps([*copy.deepcopy(PAPERS), *many])
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(text[: text.index("paper/p880")])
+    links = tmp_path / "links.jsonl"
+    links.write_text("\n".join([json.dumps(LINKS[0]), "{not json", json.dumps(LINKS[1])]) + "\n")
+    outcomes = []
+    for workers in (0, 1):
+        call_command("flush", "--no-input", verbosity=0)
+        status, out, err = run_import(links, truncated, workers=workers, batch_size=100)
+        outcomes.append((status, err, out.split("\n", 1)[1], db_state()))
+    assert outcomes[0] == outcomes[1]
+    status, err = outcomes[1][:2]
+    assert status == 2
+    assert f"{links}: record 2 (line 2): field (line): not valid JSON" in err
+    assert f"{truncated}: record 13: field date: not a date (YYYY-MM-DD): '2020-13-45'" in err
+    assert f"{truncated}: record 503: field paper_url: missing" in err
+    assert "not valid JSON near byte" in err
+    assert Paper.objects.get(slug="p3").title == "Paper 700"
+    # Committed: 2 + 798 valid records of 8 batches (p700 is p3), and the links file's stub;
+    # the unfinished batch (p800…p879) is not kept.
+    assert Paper.objects.count() == 2 + 797 + 1

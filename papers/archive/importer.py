@@ -18,10 +18,9 @@ from typing import IO
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
-from papers.archive.kinds import PARSERS
 from papers.archive.loader import Loader, Stats
-from papers.archive.normalise import RecordError
-from papers.archive.readers import KINDS, ArchiveFileError, ArchiveReader, detect_kind, unparseable
+from papers.archive.pipeline import BAD, KIND, Position, parsed
+from papers.archive.readers import KINDS, ArchiveFileError
 
 LOADERS = {
     "records": "records",
@@ -130,7 +129,7 @@ OUTCOMES_LABELS = {
     "rejected": "rejected",
 }
 
-Progress = Callable[[ArchiveReader, int], None]
+Progress = Callable[[Position, int], None]
 
 
 def import_files(
@@ -144,7 +143,10 @@ def import_files(
     errors_out: IO[str] | None = None,
     report: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
     progress: Callable[[str, int], Progress] | None = None,
+    workers: int = 1,
 ) -> ImportResult:
+    """Import archive files. `workers=1` reads and parses each file in a second process
+    while this one writes (papers.archive.pipeline); 0 does both here."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     result = ImportResult()
@@ -173,6 +175,7 @@ def import_files(
                         progress,
                         result,
                         committed,
+                        workers,
                     )
                 )
             with transaction.atomic():
@@ -190,15 +193,25 @@ def import_files(
 
 
 def _import_file(
-    path, kind, batch_size, loader, strict, errors_out, report, progress, result, committed
+    path,
+    kind,
+    batch_size,
+    loader,
+    strict,
+    errors_out,
+    report,
+    progress,
+    result,
+    committed,
+    workers,
 ):
     outcome = FileResult(str(path), kind)
-    reader = ArchiveReader(path)
+    position = Position()
     batch: list = []
     tick = progress(str(path), path.stat().st_size) if progress and path.exists() else None
 
-    def reject(item, field_name: str, reason: str, raw) -> None:
-        rejection = Rejection(str(path), item.number, item.line, field_name, reason, raw)
+    def reject(number, line, field_name: str, reason: str, raw) -> None:
+        rejection = Rejection(str(path), number, line, field_name, reason, raw)
         outcome.rejected += 1
         result.rejections += 1
         loader.stats.add(KIND_MODEL.get(outcome.kind or "", "(unknown kind)"), "rejected")
@@ -222,37 +235,24 @@ def _import_file(
     try:
         with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
             size = batch_size
-            for item in reader.items():
-                outcome.records += 1
-                bad = unparseable(item.data)
-                if bad is not None:
-                    reject(item, "(line)", bad.reason, bad.raw)
-                    continue
-                if outcome.kind is None:
-                    outcome.kind = detect_kind(item.data)
-                    if outcome.kind is None:
-                        keys = (
-                            ", ".join(list(item.data)[:8]) if isinstance(item.data, dict) else ""
-                        )
-                        raise ArchiveFileError(
-                            path,
-                            "cannot tell which archive file this is from its first record"
-                            + (f" (keys: {keys})" if keys else "")
-                            + f"; name it with --kind ({', '.join(KINDS)})",
-                        )
+            for event in parsed(path, kind, position, workers):
+                tag = event[0]
+                if tag == KIND:
+                    outcome.kind = event[1]
                     size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
-                try:
-                    batch.append(PARSERS[outcome.kind](item.data))
-                except RecordError as exc:
-                    reject(item, exc.field, exc.reason, item.data)
                     continue
+                outcome.records += 1
+                if tag == BAD:
+                    reject(*event[1:])
+                    continue
+                batch.append(event[1])
                 if len(batch) >= size:
                     flush()
                 if tick:
-                    tick(reader, outcome.records)
+                    tick(position, outcome.records)
             flush()
             if tick:
-                tick(reader, outcome.records)
+                tick(position, outcome.records)
         committed()
     except ArchiveFileError as exc:
         batch.clear()
