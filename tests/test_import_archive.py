@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -601,3 +602,53 @@ def test_parsing_in_a_second_process_gives_the_same_messages_and_database(tmp_pa
     # Committed: 2 + 798 valid records of 8 batches (p700 is p3), and the links file's stub;
     # the unfinished batch (p800…p879) is not kept.
     assert Paper.objects.count() == 2 + 797 + 1
+
+
+def test_an_import_killed_before_its_index_build_leaves_the_build_to_the_next_run(
+    tmp_path, monkeypatch
+):
+    """Into an empty database the full-text index is built once, at the end. An import
+    that dies before that leaves the index deferred (committed with its first batch);
+    the next import, even of another file, builds it before it returns."""
+    from papers.search import index, search
+
+    def found(text):
+        return search(text, Paper.objects.all()).total
+
+    def killed():
+        raise KeyboardInterrupt("killed before the index build")
+
+    monkeypatch.setattr(index, "build", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_import(write(tmp_path / "p.json", PAPERS))
+    assert Paper.objects.count() == 2 and index.deferred()
+    monkeypatch.undo()
+
+    status, _, err = run_import(write(tmp_path / "links.json", LINKS[1:]))
+    assert status == 0, err
+    assert not index.deferred()
+    assert found("attention ") == 1 and found("vaswani ") == 1
+    assert found("nyströmformer ") == 1 and found("only links know ") == 1
+    # Kept per batch again: a later change reaches the index at once.
+    changed = copy.deepcopy(PAPERS)
+    changed[0]["title"] = "Transformers Without Recurrence"
+    run_import(write(tmp_path / "p2.json", changed))
+    assert found("attention ") == 0 and found("recurrence ") == 1
+
+
+def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_end(tmp_path):
+    from papers.search import index, search
+
+    seen = []
+    real_build = index.build
+
+    def build():
+        seen.append((index.deferred(), Paper.objects.count()))
+        real_build()
+
+    papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
+    with mock.patch.object(index, "build", build):
+        status, _, err = run_import(papers, links)
+    assert status == 0, err
+    assert seen == [(True, 3)]  # once, after both files
+    assert not index.deferred() and search("attention ", Paper.objects.all()).total == 1

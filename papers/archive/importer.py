@@ -21,6 +21,8 @@ from codewithpapers.cache import bump_content_version
 from papers.archive.loader import Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Position, parsed
 from papers.archive.readers import KINDS, ArchiveFileError
+from papers.models import Paper
+from papers.search import index as search_index
 
 LOADERS = {
     "records": "records",
@@ -69,6 +71,39 @@ class CacheInvalidator:
             bump_content_version()
             self.pending = False
             self.last = time.monotonic()
+
+
+class IndexPlan:
+    """When the full-text index is kept per batch and when it is built once at the end.
+
+    An import that has created at least as many papers as the database held when it
+    started is mostly adding: from its next batch on the index is deferred (see
+    papers.search.index) and built when the import ends. So an import into an empty
+    database defers from its first batch, and a re-import or an update of a few papers
+    keeps the index per batch. An import that finds the index deferred (one before it
+    was killed) keeps it deferred and builds it at its end."""
+
+    def __init__(self, loader: Loader, dry_run: bool):
+        self.loader = loader
+        self.dry_run = dry_run
+        loader.index_deferred = search_index.deferred()
+        self.existing = 0 if loader.index_deferred else Paper.objects.count()
+
+    def before_batch(self) -> None:
+        if self.dry_run or self.loader.index_deferred:
+            return
+        if self.loader.stats.counts["Paper"]["created"] >= self.existing:
+            search_index.defer()
+            self.loader.index_deferred = True
+
+    def rolled_back(self) -> None:
+        """--strict rolled a file back, and with it a deferral it may have begun."""
+        self.loader.index_deferred = search_index.deferred()
+
+    def finish(self) -> None:
+        if self.loader.index_deferred and not self.dry_run:
+            search_index.build()
+            self.loader.index_deferred = False
 
 
 class StrictStop(Exception):
@@ -156,9 +191,15 @@ def import_files(
         # author and FTS indexes) far larger than SQLite's 2 MB default.
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    elif connection.vendor == "postgresql":
+        # A batch is durable once PostgreSQL has it, whatever becomes of this process;
+        # not waiting for each commit's WAL flush lets the server get on with the next.
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit = off")
     started = time.monotonic()
     invalidator = CacheInvalidator()
     committed = (lambda: None) if dry_run else invalidator.committed
+    index = IndexPlan(loader, dry_run)
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
         with transaction.atomic() if dry_run else nullcontext():
@@ -176,10 +217,12 @@ def import_files(
                         result,
                         committed,
                         workers,
+                        index,
                     )
                 )
             with transaction.atomic():
                 loader.finish()
+            index.finish()
             committed()
             if dry_run:
                 raise _DryRun
@@ -187,6 +230,9 @@ def import_files(
         pass
     finally:
         invalidator.flush()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("RESET synchronous_commit")
     result.stats = loader.stats
     result.elapsed = time.monotonic() - started
     return result
@@ -204,6 +250,7 @@ def _import_file(
     result,
     committed,
     workers,
+    index,
 ):
     outcome = FileResult(str(path), kind)
     position = Position()
@@ -226,6 +273,7 @@ def _import_file(
 
     def flush() -> None:
         if batch:
+            index.before_batch()
             with transaction.atomic():
                 getattr(loader, LOADERS[outcome.kind])(batch)
             batch.clear()
@@ -260,6 +308,8 @@ def _import_file(
         outcome.unreadable = True
         report(f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)")
     except StrictStop:
+        loader.forget()
+        index.rolled_back()
         outcome.error = (
             "stopped at the first bad record (--strict); this file's changes were rolled back"
         )

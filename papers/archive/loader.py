@@ -117,6 +117,8 @@ class Loader:
         # through a fill-only upsert, so later batches need not read it again. The author
         # pool is heavily reused: most of a batch's names were met in earlier batches.
         self.filled: dict[tuple, dict[Any, int]] = defaultdict(dict)
+        # The full-text index is built at the end of the import (search.index.defer()).
+        self.index_deferred = False
 
     # --- generic upsert ----------------------------------------------------------------
 
@@ -292,7 +294,7 @@ class Loader:
                 )
             )
             replace_lists[slug] = new_lists
-        with search_index.bulk_writes() as index:
+        with search_index.bulk_writes(deferred=self.index_deferred) as index:
             if new:
                 new_ids = reserve_ids(Paper, len(new))
                 columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
@@ -304,7 +306,7 @@ class Loader:
                 ids.update((row[0], i) for i, row in zip(new_ids, new, strict=True))
                 index.add(new_ids)
             if changed:
-                if search_index.needs_old_text():
+                if search_index.needs_old_text() and not self.index_deferred:
                     index.change(_old_text([row[-1] for row in changed]))
                 update_rows(
                     Paper,
