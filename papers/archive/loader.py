@@ -221,7 +221,8 @@ class Loader:
             return {}
         # Only the columns this batch can write are read back and compared: a links
         # file (stubs) never reads abstracts.
-        written = [f for f in PAPER_FIELDS if any(f in p.fields for p in merged.values())]
+        given = set().union(*(p.fields for p in merged.values()))
+        written = [f for f in PAPER_FIELDS if f in given]
         if "published" not in written:
             written.append("published")  # date_uncertain is derived from it
         only = ["id", "slug", "source_rank", "edited_in_admin", "author_names", *written]
@@ -358,20 +359,31 @@ class Loader:
             todo = {pid: c[name] for pid, c in changes.items() if name in c}
             if not todo:
                 continue
-            names = {_slug(name, v): v for values in todo.values() for v in values}
+            slugs: dict[str, str] = {}  # each distinct spelling's slug, computed once
+            names: dict[str, str] = {}  # slug → the last spelling of it
+            for values in todo.values():
+                for v in values:
+                    slug = slugs.get(v)
+                    if slug is None:
+                        slug = slugs[v] = _slug(name, v)
+                    names[slug] = v
             names.pop("", None)
             target_ids = self.upsert(
                 target_model, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
             )
             delete_where_in(model, "paper_id", [pid for pid in todo if pid not in created])
             rows, seen = [], set()
+            once = name != "authors"  # a task named twice on one paper is one link
             for paper_id, values in todo.items():
                 position = 0
                 for value in values:
-                    target = target_ids.get(_slug(name, value))
-                    if target is None or (name != "authors" and (paper_id, target) in seen):
-                        continue  # a task named twice on one paper is one link
-                    seen.add((paper_id, target))
+                    target = target_ids.get(slugs[value])
+                    if target is None:
+                        continue
+                    if once:
+                        if (paper_id, target) in seen:
+                            continue
+                        seen.add((paper_id, target))
                     rows.append((paper_id, position, target, value))
                     position += 1
             insert_rows(model, ["paper_id", "position", fk, "name"], rows)
