@@ -81,7 +81,7 @@ def main() -> None:
         extra = ""
         if measured is not None:
             extra = (
-                f" (largest process; all processes together {measured.tree_rss_mb:,} MB), "
+                f" (largest process; all processes together {measured.tree_rss_mb:,} MB PSS), "
                 f"CPU {measured.cpu:.1f} s, load {os.getloadavg()[0]:.1f}"
             )
         print(

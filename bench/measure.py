@@ -18,12 +18,14 @@ class Run:
     cpu: float  # user + system seconds: on a shared machine it moves far less than wall time
     rss_mb: int  # peak resident set of the largest process of the command's tree
     output: str
-    tree_rss_mb: int = 0  # peak of the tree's summed resident sets, sampled every 0.2 s
+    # Peak of the tree's summed proportional set sizes (PSS), sampled every 0.2 s: a
+    # forked child shares its parent's pages, which RSS would count in both.
+    tree_rss_mb: int = 0
 
 
 def _tree_rss_kb(root: int) -> int:
-    """Summed VmRSS of `root` and its descendants (Linux /proc)."""
-    parents, rss = {}, {}
+    """Summed PSS of `root` and its descendants (Linux /proc)."""
+    parents, rss = {}, {}  # rss: the pids seen
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -33,15 +35,26 @@ def _tree_rss_kb(root: int) -> int:
         except OSError:
             continue
         parents[int(entry)] = int(fields.get("PPid", "0"))
-        rss[int(entry)] = int(fields.get("VmRSS", "0 kB").split()[0])
+        rss[int(entry)] = 0
     total = 0
     for pid in rss:
         walk = pid
         while walk and walk != root:
             walk = parents.get(walk, 0)
         if walk == root:
-            total += rss[pid]
+            total += _pss_kb(pid)
     return total
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def run(command: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> Run:
