@@ -72,6 +72,10 @@ def build() -> None:
             cursor.execute("INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('rebuild')")
             cursor.execute("DELETE FROM papers_fts_pause WHERE reason = 'deferred'")
         else:
+            # CREATE INDEX refuses a table with deferred foreign-key checks still pending
+            # (an import run inside a caller's transaction): run them now.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
             cursor.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
             cursor.execute(GIN_SQL)
 
