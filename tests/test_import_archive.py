@@ -652,3 +652,21 @@ def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_
     assert status == 0, err
     assert seen == [(True, 3)]  # once, after both files
     assert not index.deferred() and search("attention ", Paper.objects.all()).total == 1
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_strict_stop_in_one_file_still_imports_the_next(tmp_path, workers):
+    """One parser reads every file in turn: when --strict stops a file early, what it
+    had parsed ahead of that file is dropped and the next file imports whole."""
+    many = [
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}"}
+        for i in range(3000)
+    ]
+    many[20] = {"title": "No identity"}
+    first, second = write(tmp_path / "first.json", many), write(tmp_path / "second.json", PAPERS)
+    status, _, err = run_import(first, second, strict=True, batch_size=10, workers=workers)
+    assert status == 1 and f"{first}: record 21: field paper_url" in err
+    assert sorted(Paper.objects.values_list("slug", flat=True)) == [
+        "attention-is-all-you-need",
+        "nystromformer",
+    ]

@@ -6,6 +6,7 @@ call it directly.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -19,7 +20,7 @@ from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
 from papers.archive.loader import Loader, Stats
-from papers.archive.pipeline import BAD, KIND, Position, parsed
+from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
 from papers.models import Paper
 from papers.search import index as search_index
@@ -180,7 +181,7 @@ def import_files(
     progress: Callable[[str, int], Progress] | None = None,
     workers: int = 1,
 ) -> ImportResult:
-    """Import archive files. `workers=1` reads and parses each file in a second process
+    """Import archive files. `workers=1` reads and parses the files in a second process
     while this one writes (papers.archive.pipeline); 0 does both here."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
@@ -196,17 +197,20 @@ def import_files(
         # not waiting for each commit's WAL flush lets the server get on with the next.
         with connection.cursor() as cursor:
             cursor.execute("SET synchronous_commit = off")
+    # Forked now, while this process is small (see papers.archive.pipeline.Parser).
+    parser = Parser([Path(p) for p in paths], kind, workers)
     started = time.monotonic()
     invalidator = CacheInvalidator()
     committed = (lambda: None) if dry_run else invalidator.committed
     index = IndexPlan(loader, dry_run)
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
-        with transaction.atomic() if dry_run else nullcontext():
-            for path in paths:
+        with transaction.atomic() if dry_run else nullcontext(), parser:
+            for number, path in enumerate(paths):
                 result.files.append(
                     _import_file(
                         Path(path),
+                        functools.partial(parser.parsed, number),
                         kind,
                         batch_size,
                         loader,
@@ -216,7 +220,6 @@ def import_files(
                         progress,
                         result,
                         committed,
-                        workers,
                         index,
                     )
                 )
@@ -240,6 +243,7 @@ def import_files(
 
 def _import_file(
     path,
+    parsed,
     kind,
     batch_size,
     loader,
@@ -249,7 +253,6 @@ def _import_file(
     progress,
     result,
     committed,
-    workers,
     index,
 ):
     outcome = FileResult(str(path), kind)
@@ -283,7 +286,7 @@ def _import_file(
     try:
         with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
             size = batch_size
-            for event in parsed(path, kind, position, workers):
+            for event in parsed(position):
                 tag = event[0]
                 if tag == KIND:
                     outcome.kind = event[1]

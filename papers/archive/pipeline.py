@@ -1,8 +1,8 @@
-"""Read and parse an archive file in a second process while the first one writes.
+"""Read and parse archive files in a second process while the first one writes.
 
 An import is two kinds of work: reading and parsing records (gzip, JSON, normalising
-text) and writing them. `parsed()` yields the same ordered stream of events however it
-runs: in this process, or (`workers=1`, the default for the command) in a forked child
+text) and writing them. `Parser` yields the same ordered stream of events however it
+runs: in this process, or (`workers=1`, the default for the command) in one forked child
 that sends them in chunks through a bounded queue, so the machine's second core parses
 the next batches while this one writes. Order is kept, so record numbers, error lines
 and last-wins semantics are those of a single process; a file error is raised at the
@@ -65,46 +65,77 @@ class Position:
         self.offset = 0
 
 
-def parsed(path: Path, kind: str | None, position: Position, workers: int) -> Iterator[tuple]:
-    """`events()`, parsed here (workers=0) or in a forked child (workers=1)."""
-    if kind is not None:
-        yield (KIND, kind)
-    if workers < 1 or "fork" not in multiprocessing.get_all_start_methods():
-        reader = ArchiveReader(path)
-        for event in events(path, kind, reader):
-            position.offset = reader.offset
-            yield event
-        return
-    context = multiprocessing.get_context("fork")
-    channel = context.Queue(maxsize=QUEUE_CHUNKS)
-    child = context.Process(
-        target=_produce, args=(path, kind, channel, os.getpid()), name="import-parser"
-    )
-    child.start()
-    try:
-        while True:
-            try:
-                tag, payload, offset = channel.get(timeout=5)
-            except queue_module.Empty:
-                if not child.is_alive():
-                    raise RuntimeError(
-                        f"the parser of {path} stopped without a word (exit {child.exitcode})"
-                    ) from None
-                continue
-            position.offset = offset
-            if tag == OK:
-                yield from payload
-            elif tag == _END:
-                return
-            elif tag == _FILE_ERROR:
-                raise ArchiveFileError(*payload)
-            else:
-                raise RuntimeError(f"the parser of {path} failed:\n{payload}")
-    finally:
-        if child.is_alive():
-            child.kill()  # the writer stopped early (--strict, an error): parsing ahead is moot
-        child.join()
-        channel.close()
+class Parser:
+    """Parses an import's files in order, here (workers=0) or in one forked child
+    (workers=1) started before the writer has grown: a child forked later would start
+    with a copy of the writer's memory (its page cache, the names it remembers), which
+    it copies for real as it allocates. Use as a context manager; `parsed(i, …)` gives
+    file i's events, and the files must be asked for in order."""
+
+    def __init__(self, paths: list[Path], kind: str | None, workers: int):
+        self.paths = paths
+        self.kind = kind
+        self.workers = workers if "fork" in multiprocessing.get_all_start_methods() else 0
+        self.child = None
+
+    def __enter__(self) -> Parser:
+        if self.workers >= 1:
+            context = multiprocessing.get_context("fork")
+            self.channel = context.Queue(maxsize=QUEUE_CHUNKS)
+            self.skip = context.RawValue("i", -1)  # files up to this one: stop parsing
+            self.child = context.Process(
+                target=_produce,
+                args=(self.paths, self.kind, self.channel, self.skip, os.getpid()),
+                name="import-parser",
+            )
+            self.child.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.child is not None:
+            if self.child.is_alive():
+                self.child.kill()  # the writer stopped early: parsing ahead is moot
+            self.child.join()
+            self.channel.close()
+
+    def parsed(self, index: int, position: Position) -> Iterator[tuple]:
+        path, kind = self.paths[index], self.kind
+        if kind is not None:
+            yield (KIND, kind)
+        if self.child is None:
+            reader = ArchiveReader(path)
+            for event in events(path, kind, reader):
+                position.offset = reader.offset
+                yield event
+            return
+        finished = False
+        try:
+            while True:
+                try:
+                    number, tag, payload, offset = self.channel.get(timeout=5)
+                except queue_module.Empty:
+                    if not self.child.is_alive():
+                        raise RuntimeError(
+                            f"the parser of {path} stopped without a word "
+                            f"(exit {self.child.exitcode})"
+                        ) from None
+                    continue
+                if tag == _CRASH:
+                    raise RuntimeError(f"the parser of {path} failed:\n{payload}")
+                if number < index:
+                    continue  # the rest of a file the writer stopped early
+                position.offset = offset
+                if tag == OK:
+                    yield from payload
+                elif tag == _END:
+                    finished = True
+                    return
+                else:
+                    finished = True
+                    raise ArchiveFileError(*payload)
+        finally:
+            if not finished:  # --strict stopped this file: the child may skip its rest
+                self.skip.value = index
 
 
 def _die_with(parent: int) -> None:
@@ -122,8 +153,9 @@ def _die_with(parent: int) -> None:
         os._exit(0)
 
 
-def _produce(path: Path, kind: str | None, channel, parent: int) -> None:
-    """The child: parse the file and send its events in chunks, then an end mark."""
+def _produce(paths: list[Path], kind: str | None, channel, skip, parent: int) -> None:
+    """The child: parse the files in order and send their events in chunks, each file
+    closed by an end mark (or its file error)."""
     _die_with(parent)
 
     def send(message) -> None:
@@ -135,20 +167,24 @@ def _produce(path: Path, kind: str | None, channel, parent: int) -> None:
                 if os.getppid() != parent:  # the writer was killed: nobody will read this
                     os._exit(0)
 
-    reader = ArchiveReader(path)
-    chunk: list[tuple] = []
-    try:
-        for event in events(path, kind, reader):
-            chunk.append(event)
-            if len(chunk) >= CHUNK_EVENTS:
-                send((OK, chunk, reader.offset))
-                chunk = []
-        send((OK, chunk, reader.offset))
-        send((_END, None, reader.offset))
-    except ArchiveFileError as exc:
-        send((OK, chunk, reader.offset))
-        send((_FILE_ERROR, (exc.path, exc.reason), reader.offset))
-    except BaseException:  # any failure is reported to the writer
-        send((_CRASH, traceback.format_exc(), reader.offset))
+    for index, path in enumerate(paths):
+        reader = ArchiveReader(path)
+        chunk: list[tuple] = []
+        try:
+            for event in events(path, kind, reader):
+                chunk.append(event)
+                if len(chunk) >= CHUNK_EVENTS:
+                    send((index, OK, chunk, reader.offset))
+                    chunk = []
+                    if skip.value >= index:
+                        break
+            send((index, OK, chunk, reader.offset))
+            send((index, _END, None, reader.offset))
+        except ArchiveFileError as exc:
+            send((index, OK, chunk, reader.offset))
+            send((index, _FILE_ERROR, (exc.path, exc.reason), reader.offset))
+        except BaseException:  # any failure is reported to the writer
+            send((index, _CRASH, traceback.format_exc(), reader.offset))
+            break
     channel.close()
     channel.join_thread()  # everything sent reaches the pipe before the child exits
