@@ -75,23 +75,32 @@ def main() -> None:
 
     rows = []
 
-    def report(row):  # print each result as it lands, so a long run keeps its figures
+    def report(row, measured=None):  # print each result as it lands: a long run keeps them
         rows.append(row)
         engine, path, records, seconds, rss = row
+        extra = ""
+        if measured is not None:
+            extra = (
+                f" (largest process; all processes together {measured.tree_rss_mb:,} MB PSS), "
+                f"CPU {measured.cpu:.1f} s, load {os.getloadavg()[0]:.1f}"
+            )
         print(
             f"{engine}: {path}: {records:,} records, {seconds:.1f} s, "
-            f"{records / seconds:,.0f} records/s, peak RSS {rss:,} MB",
+            f"{records / seconds:,.0f} records/s, peak RSS {rss:,} MB{extra}",
             flush=True,
         )
 
     for engine in args.engines.split(","):
         env = database_env(engine, scratch, args.pg_url)
         command = [PYTHON, "manage.py", "import_archive", str(papers), str(links), "-v", "1"]
-        seconds, _, rss, output = astuple(run(command, env, ok=(0, 1)))
-        records = _records(output)
-        report((engine, "import_archive, empty database", records, seconds, rss))
-        seconds, _, rss, output = astuple(run(command, env, ok=(0, 1)))
-        report((engine, "import_archive again, unchanged", _records(output), seconds, rss))
+        print(f"{engine}: load average before: {os.getloadavg()}", flush=True)
+        measured = run(command, env, ok=(0, 1))
+        records = _records(measured.output)
+        row = (engine, "import_archive, empty database", records, measured.seconds)
+        report((*row, measured.rss_mb), measured)
+        measured = run(command, env, ok=(0, 1))
+        row = (engine, "import_archive again, unchanged", _records(measured.output))
+        report((*row, measured.seconds, measured.rss_mb), measured)
 
         env = database_env(engine, scratch, args.pg_url)
         naive = [
@@ -102,7 +111,7 @@ def main() -> None:
             "--limit",
             str(args.naive),
         ]
-        seconds, _, rss, output = astuple(run(naive, env, ok=(0, 1)))
+        seconds, _, rss, output, _ = astuple(run(naive, env, ok=(0, 1)))
         subset = args.naive + int(output.split(" papers ")[1].split(" links")[0])
         full = seconds * records / subset
         report((engine, f"naive save() on {subset:,}, extrapolated", records, full, rss))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,8 +16,45 @@ ROOT = Path(__file__).resolve().parent.parent
 class Run:
     seconds: float  # wall time
     cpu: float  # user + system seconds: on a shared machine it moves far less than wall time
-    rss_mb: int  # peak resident set of the command (and of its children)
+    rss_mb: int  # peak resident set of the largest process of the command's tree
     output: str
+    # Peak of the tree's summed proportional set sizes (PSS), sampled every 0.2 s: a
+    # forked child shares its parent's pages, which RSS would count in both.
+    tree_rss_mb: int = 0
+
+
+def _tree_rss_kb(root: int) -> int:
+    """Summed PSS of `root` and its descendants (Linux /proc)."""
+    parents, rss = {}, {}  # rss: the pids seen
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields.get("PPid", "0"))
+        rss[int(entry)] = 0
+    total = 0
+    for pid in rss:
+        walk = pid
+        while walk and walk != root:
+            walk = parents.get(walk, 0)
+        if walk == root:
+            total += _pss_kb(pid)
+    return total
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def run(command: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> Run:
@@ -25,10 +63,22 @@ def run(command: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> 
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            peak[0] = max(peak[0], _tree_rss_kb(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    if os.path.isdir("/proc"):
+        sampler.start()
     output = process.stdout.read()
+    done.set()
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.monotonic() - started
     code = os.waitstatus_to_exitcode(status)
     if code not in ok:
         raise SystemExit(f"{' '.join(command)} failed ({code}):\n{output[-3000:]}")
-    return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024, output)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(elapsed, cpu, usage.ru_maxrss // 1024, output, peak[0] // 1024)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -568,3 +569,104 @@ def test_search_index_follows_imported_changes(tmp_path):
     paper.title = "Edited by staff"
     paper.save()
     assert found("staff ") == 1 and found("transformers ") == 0
+
+
+def test_parsing_in_a_second_process_gives_the_same_messages_and_database(tmp_path):
+    """--workers 1 (the default) reads and parses in a forked child: the same rejections,
+    in the same order, the same file error at the same place, the same database."""
+    many = [
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}"}
+        for i in range(900)
+    ]
+    many[10]["date"] = "2020-13-45"
+    many[500] = {"title": "No identity"}
+    many[700]["paper_url"] = many[3]["paper_url"]  # last one wins, across batches
+    text = json.dumps([*copy.deepcopy(PAPERS), *many])
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(text[: text.index("paper/p880")])
+    links = tmp_path / "links.jsonl"
+    links.write_text("\n".join([json.dumps(LINKS[0]), "{not json", json.dumps(LINKS[1])]) + "\n")
+    outcomes = []
+    for workers in (0, 1):
+        call_command("flush", "--no-input", verbosity=0)
+        status, out, err = run_import(links, truncated, workers=workers, batch_size=100)
+        outcomes.append((status, err, out.split("\n", 1)[1], db_state()))
+    assert outcomes[0] == outcomes[1]
+    status, err = outcomes[1][:2]
+    assert status == 2
+    assert f"{links}: record 2 (line 2): field (line): not valid JSON" in err
+    assert f"{truncated}: record 13: field date: not a date (YYYY-MM-DD): '2020-13-45'" in err
+    assert f"{truncated}: record 503: field paper_url: missing" in err
+    assert "not valid JSON near byte" in err
+    assert Paper.objects.get(slug="p3").title == "Paper 700"
+    # Committed: 2 + 798 valid records of 8 batches (p700 is p3), and the links file's stub;
+    # the unfinished batch (p800…p879) is not kept.
+    assert Paper.objects.count() == 2 + 797 + 1
+
+
+def test_an_import_killed_before_its_index_build_leaves_the_build_to_the_next_run(
+    tmp_path, monkeypatch
+):
+    """Into an empty database the full-text index is built once, at the end. An import
+    that dies before that leaves the index deferred (committed with its first batch);
+    the next import, even of another file, builds it before it returns."""
+    from papers.search import index, search
+
+    def found(text):
+        return search(text, Paper.objects.all()).total
+
+    def killed():
+        raise KeyboardInterrupt("killed before the index build")
+
+    monkeypatch.setattr(index, "build", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_import(write(tmp_path / "p.json", PAPERS))
+    assert Paper.objects.count() == 2 and index.deferred()
+    monkeypatch.undo()
+
+    status, _, err = run_import(write(tmp_path / "links.json", LINKS[1:]))
+    assert status == 0, err
+    assert not index.deferred()
+    assert found("attention ") == 1 and found("vaswani ") == 1
+    assert found("nyströmformer ") == 1 and found("only links know ") == 1
+    # Kept per batch again: a later change reaches the index at once.
+    changed = copy.deepcopy(PAPERS)
+    changed[0]["title"] = "Transformers Without Recurrence"
+    run_import(write(tmp_path / "p2.json", changed))
+    assert found("attention ") == 0 and found("recurrence ") == 1
+
+
+def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_end(tmp_path):
+    from papers.search import index, search
+
+    seen = []
+    real_build = index.build
+
+    def build():
+        seen.append((index.deferred(), Paper.objects.count()))
+        real_build()
+
+    papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
+    with mock.patch.object(index, "build", build):
+        status, _, err = run_import(papers, links)
+    assert status == 0, err
+    assert seen == [(True, 3)]  # once, after both files
+    assert not index.deferred() and search("attention ", Paper.objects.all()).total == 1
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_strict_stop_in_one_file_still_imports_the_next(tmp_path, workers):
+    """One parser reads every file in turn: when --strict stops a file early, what it
+    had parsed ahead of that file is dropped and the next file imports whole."""
+    many = [
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}"}
+        for i in range(3000)
+    ]
+    many[20] = {"title": "No identity"}
+    first, second = write(tmp_path / "first.json", many), write(tmp_path / "second.json", PAPERS)
+    status, _, err = run_import(first, second, strict=True, batch_size=10, workers=workers)
+    assert status == 1 and f"{first}: record 21: field paper_url" in err
+    assert sorted(Paper.objects.values_list("slug", flat=True)) == [
+        "attention-is-all-you-need",
+        "nystromformer",
+    ]

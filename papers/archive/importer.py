@@ -6,6 +6,7 @@ call it directly.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -18,10 +19,11 @@ from typing import IO
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
-from papers.archive.kinds import PARSERS
 from papers.archive.loader import Loader, Stats
-from papers.archive.normalise import RecordError
-from papers.archive.readers import KINDS, ArchiveFileError, ArchiveReader, detect_kind, unparseable
+from papers.archive.pipeline import BAD, KIND, Parser, Position
+from papers.archive.readers import KINDS, ArchiveFileError
+from papers.models import Paper
+from papers.search import index as search_index
 
 LOADERS = {
     "records": "records",
@@ -70,6 +72,39 @@ class CacheInvalidator:
             bump_content_version()
             self.pending = False
             self.last = time.monotonic()
+
+
+class IndexPlan:
+    """When the full-text index is kept per batch and when it is built once at the end.
+
+    An import that has created at least as many papers as the database held when it
+    started is mostly adding: from its next batch on the index is deferred (see
+    papers.search.index) and built when the import ends. So an import into an empty
+    database defers from its first batch, and a re-import or an update of a few papers
+    keeps the index per batch. An import that finds the index deferred (one before it
+    was killed) keeps it deferred and builds it at its end."""
+
+    def __init__(self, loader: Loader, dry_run: bool):
+        self.loader = loader
+        self.dry_run = dry_run
+        loader.index_deferred = search_index.deferred()
+        self.existing = 0 if loader.index_deferred else Paper.objects.count()
+
+    def before_batch(self) -> None:
+        if self.dry_run or self.loader.index_deferred:
+            return
+        if self.loader.stats.counts["Paper"]["created"] >= self.existing:
+            search_index.defer()
+            self.loader.index_deferred = True
+
+    def rolled_back(self) -> None:
+        """--strict rolled a file back, and with it a deferral it may have begun."""
+        self.loader.index_deferred = search_index.deferred()
+
+    def finish(self) -> None:
+        if self.loader.index_deferred and not self.dry_run:
+            search_index.build()
+            self.loader.index_deferred = False
 
 
 class StrictStop(Exception):
@@ -130,7 +165,7 @@ OUTCOMES_LABELS = {
     "rejected": "rejected",
 }
 
-Progress = Callable[[ArchiveReader, int], None]
+Progress = Callable[[Position, int], None]
 
 
 def import_files(
@@ -144,7 +179,10 @@ def import_files(
     errors_out: IO[str] | None = None,
     report: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
     progress: Callable[[str, int], Progress] | None = None,
+    workers: int = 1,
 ) -> ImportResult:
+    """Import archive files. `workers=1` reads and parses the files in a second process
+    while this one writes (papers.archive.pipeline); 0 does both here."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     result = ImportResult()
@@ -154,16 +192,25 @@ def import_files(
         # author and FTS indexes) far larger than SQLite's 2 MB default.
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+    elif connection.vendor == "postgresql":
+        # A batch is durable once PostgreSQL has it, whatever becomes of this process;
+        # not waiting for each commit's WAL flush lets the server get on with the next.
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit = off")
+    # Forked now, while this process is small (see papers.archive.pipeline.Parser).
+    parser = Parser([Path(p) for p in paths], kind, workers)
     started = time.monotonic()
     invalidator = CacheInvalidator()
     committed = (lambda: None) if dry_run else invalidator.committed
+    index = IndexPlan(loader, dry_run)
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
-        with transaction.atomic() if dry_run else nullcontext():
-            for path in paths:
+        with transaction.atomic() if dry_run else nullcontext(), parser:
+            for number, path in enumerate(paths):
                 result.files.append(
                     _import_file(
                         Path(path),
+                        functools.partial(parser.parsed, number),
                         kind,
                         batch_size,
                         loader,
@@ -173,10 +220,12 @@ def import_files(
                         progress,
                         result,
                         committed,
+                        index,
                     )
                 )
             with transaction.atomic():
                 loader.finish()
+            index.finish()
             committed()
             if dry_run:
                 raise _DryRun
@@ -184,21 +233,35 @@ def import_files(
         pass
     finally:
         invalidator.flush()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("RESET synchronous_commit")
     result.stats = loader.stats
     result.elapsed = time.monotonic() - started
     return result
 
 
 def _import_file(
-    path, kind, batch_size, loader, strict, errors_out, report, progress, result, committed
+    path,
+    parsed,
+    kind,
+    batch_size,
+    loader,
+    strict,
+    errors_out,
+    report,
+    progress,
+    result,
+    committed,
+    index,
 ):
     outcome = FileResult(str(path), kind)
-    reader = ArchiveReader(path)
+    position = Position()
     batch: list = []
     tick = progress(str(path), path.stat().st_size) if progress and path.exists() else None
 
-    def reject(item, field_name: str, reason: str, raw) -> None:
-        rejection = Rejection(str(path), item.number, item.line, field_name, reason, raw)
+    def reject(number, line, field_name: str, reason: str, raw) -> None:
+        rejection = Rejection(str(path), number, line, field_name, reason, raw)
         outcome.rejected += 1
         result.rejections += 1
         loader.stats.add(KIND_MODEL.get(outcome.kind or "", "(unknown kind)"), "rejected")
@@ -213,6 +276,7 @@ def _import_file(
 
     def flush() -> None:
         if batch:
+            index.before_batch()
             with transaction.atomic():
                 getattr(loader, LOADERS[outcome.kind])(batch)
             batch.clear()
@@ -222,37 +286,24 @@ def _import_file(
     try:
         with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
             size = batch_size
-            for item in reader.items():
-                outcome.records += 1
-                bad = unparseable(item.data)
-                if bad is not None:
-                    reject(item, "(line)", bad.reason, bad.raw)
-                    continue
-                if outcome.kind is None:
-                    outcome.kind = detect_kind(item.data)
-                    if outcome.kind is None:
-                        keys = (
-                            ", ".join(list(item.data)[:8]) if isinstance(item.data, dict) else ""
-                        )
-                        raise ArchiveFileError(
-                            path,
-                            "cannot tell which archive file this is from its first record"
-                            + (f" (keys: {keys})" if keys else "")
-                            + f"; name it with --kind ({', '.join(KINDS)})",
-                        )
+            for event in parsed(position):
+                tag = event[0]
+                if tag == KIND:
+                    outcome.kind = event[1]
                     size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
-                try:
-                    batch.append(PARSERS[outcome.kind](item.data))
-                except RecordError as exc:
-                    reject(item, exc.field, exc.reason, item.data)
                     continue
+                outcome.records += 1
+                if tag == BAD:
+                    reject(*event[1:])
+                    continue
+                batch.append(event[1])
                 if len(batch) >= size:
                     flush()
                 if tick:
-                    tick(reader, outcome.records)
+                    tick(position, outcome.records)
             flush()
             if tick:
-                tick(reader, outcome.records)
+                tick(position, outcome.records)
         committed()
     except ArchiveFileError as exc:
         batch.clear()
@@ -260,6 +311,8 @@ def _import_file(
         outcome.unreadable = True
         report(f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)")
     except StrictStop:
+        loader.forget()
+        index.rolled_back()
         outcome.error = (
             "stopped at the first bad record (--strict); this file's changes were rolled back"
         )

@@ -26,7 +26,13 @@ from papers.archive.kinds import (
     RecordIn,
     RepoIn,
 )
-from papers.archive.sql import delete_where_in, insert_rows, select_rows, update_rows
+from papers.archive.sql import (
+    delete_where_in,
+    insert_rows,
+    reserve_ids,
+    select_rows,
+    update_rows,
+)
 from papers.models import (
     Author,
     CodeLink,
@@ -106,6 +112,13 @@ class Loader:
         self.stats = Stats()
         self.touched_papers: set[int] = set()
         self.now = timezone.now()
+        # Rows a fill-only upsert (an author, task or method named by a paper) has seen
+        # with every field filled: (model, fields) → {key: id}. Such a row cannot change
+        # through a fill-only upsert, so later batches need not read it again. The author
+        # pool is heavily reused: most of a batch's names were met in earlier batches.
+        self.filled: dict[tuple, dict[Any, int]] = defaultdict(dict)
+        # The full-text index is built at the end of the import (search.index.defer()).
+        self.index_deferred = False
 
     # --- generic upsert ----------------------------------------------------------------
 
@@ -128,13 +141,23 @@ class Loader:
         if not items:
             return {}
         fields = sorted({f for values in items.values() for f in values})
+        ids = {}
+        filled = self.filled[(model, tuple(fields))] if fill_only and not extra_key else None
+        if filled:
+            known = [k for k in items if k in filled]
+            for k in known:
+                ids[k] = filled[k]
+            if count:
+                self.stats.add(name, "unchanged", len(known))
+            if len(known) == len(items):
+                return ids
+            items = {k: v for k, v in items.items() if k not in filled}
         editable = hasattr(model, "edited_in_admin")
         only = ["id", key, *fields] + (["edited_in_admin"] if editable else [])
         filters = extra_key or {}
         existing = {row[key]: row for row in select_rows(model, key, items, only, filters)}
         new: list[tuple] = []
         changed: list[tuple] = []
-        ids = {}
         defaults = {f: model._meta.get_field(f).get_default() for f in fields}
         for k, values in items.items():
             row = existing.get(k)
@@ -153,6 +176,8 @@ class Loader:
             if not diff:
                 if count:
                     self.stats.add(name, "unchanged")
+                if filled is not None and not any(empty(row[f]) for f in fields):
+                    filled[k] = row["id"]
                 continue
             if editable and row["edited_in_admin"] and not self.overwrite_edits:
                 if count:
@@ -161,16 +186,29 @@ class Loader:
             merged = [diff.get(f, row[f]) for f in fields]
             changed.append((*merged, *([self.now] if editable else []), row["id"]))
         if new:
-            insert_rows(model, [*filters, key, *fields], new)
-            keys = [row[len(filters)] for row in new]
-            for row in select_rows(model, key, keys, ["id", key], filters):
-                ids[row[key]] = row["id"]
+            new_ids = reserve_ids(model, len(new))
+            insert_rows(
+                model,
+                ["id", *filters, key, *fields],
+                [(i, *r) for i, r in zip(new_ids, new, strict=True)],
+            )
+            position = len(filters)
+            for new_id, row in zip(new_ids, new, strict=True):
+                ids[row[position]] = new_id
+            if filled is not None:
+                for new_id, row in zip(new_ids, new, strict=True):
+                    if not any(empty(v) for v in row[position + 1 :]):
+                        filled[row[position]] = new_id
         if changed:
             update_rows(model, [*fields, *(["updated_at"] if editable else [])], changed)
         if count:
             self.stats.add(name, "created", len(new))
             self.stats.add(name, "updated", len(changed))
         return ids
+
+    def forget(self) -> None:
+        """The caller rolled back writes (--strict): ids remembered from them are void."""
+        self.filled.clear()
 
     # --- papers -------------------------------------------------------------------------
 
@@ -183,7 +221,8 @@ class Loader:
             return {}
         # Only the columns this batch can write are read back and compared: a links
         # file (stubs) never reads abstracts.
-        written = [f for f in PAPER_FIELDS if any(f in p.fields for p in merged.values())]
+        given = set().union(*(p.fields for p in merged.values()))
+        written = [f for f in PAPER_FIELDS if f in given]
         if "published" not in written:
             written.append("published")  # date_uncertain is derived from it
         only = ["id", "slug", "source_rank", "edited_in_admin", "author_names", *written]
@@ -201,14 +240,6 @@ class Loader:
             row = existing.get(slug)
             current = row or {}
             rank = current.get("source_rank", -1)
-            values = {}
-            for f in PAPER_FIELDS:
-                if f not in paper.fields:
-                    continue
-                v, cur = paper.fields[f], current.get(f)
-                if empty(v) or v == cur or (paper.rank < rank and not empty(cur)):
-                    continue
-                values[f] = v
             new_lists = {}
             for name in ("authors", "tasks", "methods"):
                 given = getattr(paper, name)
@@ -221,24 +252,29 @@ class Loader:
                 outranks = paper.rank >= rank or not have
                 if given and outranks and given != have:
                     new_lists[name] = given
-            new_rank = max(rank, paper.rank)
             author_names = ", ".join(new_lists["authors"]) if "authors" in new_lists else None
             if row is None:
-                values = {f: paper.fields.get(f) for f in PAPER_FIELDS} | values
+                given = paper.fields
                 new.append(
                     (
                         slug,
                         paper.rank,
-                        uncertain_date(values.get("published")),
+                        uncertain_date(given.get("published")),
                         author_names or "",
-                        *(
-                            values[f] if values[f] is not None else defaults[f]
-                            for f in PAPER_FIELDS
-                        ),
+                        *(defaults[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS),
                     )
                 )
                 replace_lists[slug] = new_lists
                 continue
+            values = {}
+            for f in PAPER_FIELDS:
+                if f not in paper.fields:
+                    continue
+                v, cur = paper.fields[f], current.get(f)
+                if empty(v) or v == cur or (paper.rank < rank and not empty(cur)):
+                    continue
+                values[f] = v
+            new_rank = max(rank, paper.rank)
             ids[slug] = row["id"]
             if not values and not new_lists and new_rank == rank:
                 self.stats.add("Paper", "unchanged")
@@ -259,15 +295,19 @@ class Loader:
                 )
             )
             replace_lists[slug] = new_lists
-        with search_index.bulk_writes() as index:
+        with search_index.bulk_writes(deferred=self.index_deferred) as index:
             if new:
-                columns = ["slug", "source_rank", "date_uncertain", "author_names", *PAPER_FIELDS]
-                insert_rows(Paper, columns, new)
-                created = _in(Paper, "slug", [p[0] for p in new], "id", "slug")
-                ids.update((row["slug"], row["id"]) for row in created)
-                index.add([row["id"] for row in created])
+                new_ids = reserve_ids(Paper, len(new))
+                columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
+                insert_rows(
+                    Paper,
+                    [*columns, *PAPER_FIELDS],
+                    [(i, *row) for i, row in zip(new_ids, new, strict=True)],
+                )
+                ids.update((row[0], i) for i, row in zip(new_ids, new, strict=True))
+                index.add(new_ids)
             if changed:
-                if search_index.needs_old_text():
+                if search_index.needs_old_text() and not self.index_deferred:
                     index.change(_old_text([row[-1] for row in changed]))
                 update_rows(
                     Paper,
@@ -277,7 +317,10 @@ class Loader:
         self.stats.add("Paper", "created", len(new))
         self.stats.add("Paper", "updated", len(changed))
         self.touched_papers.update(ids.values())
-        self._replace_lists({ids[s]: lists_ for s, lists_ in replace_lists.items() if lists_})
+        self._replace_lists(
+            {ids[s]: lists_ for s, lists_ in replace_lists.items() if lists_},
+            {ids[row[0]] for row in new},
+        )
         return ids
 
     def _current_lists(
@@ -305,7 +348,9 @@ class Loader:
                         out[name].setdefault(paper_id, []).append(value)
         return out
 
-    def _replace_lists(self, changes: dict[int, dict[str, list[str]]]) -> None:
+    def _replace_lists(self, changes: dict[int, dict[str, list[str]]], created: set[int]) -> None:
+        """Write these papers' author/task/method lists (`created`: papers this batch
+        inserted, which have no list rows to delete yet)."""
         for name, model, target_model, fk in (
             ("authors", PaperAuthor, Author, "author_id"),
             ("tasks", PaperTask, Task, "task_id"),
@@ -314,20 +359,31 @@ class Loader:
             todo = {pid: c[name] for pid, c in changes.items() if name in c}
             if not todo:
                 continue
-            names = {_slug(name, v): v for values in todo.values() for v in values}
+            slugs: dict[str, str] = {}  # each distinct spelling's slug, computed once
+            names: dict[str, str] = {}  # slug → the last spelling of it
+            for values in todo.values():
+                for v in values:
+                    slug = slugs.get(v)
+                    if slug is None:
+                        slug = slugs[v] = _slug(name, v)
+                    names[slug] = v
             names.pop("", None)
             target_ids = self.upsert(
                 target_model, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
             )
-            delete_where_in(model, "paper_id", list(todo))
+            delete_where_in(model, "paper_id", [pid for pid in todo if pid not in created])
             rows, seen = [], set()
+            once = name != "authors"  # a task named twice on one paper is one link
             for paper_id, values in todo.items():
                 position = 0
                 for value in values:
-                    target = target_ids.get(_slug(name, value))
-                    if target is None or (name != "authors" and (paper_id, target) in seen):
-                        continue  # a task named twice on one paper is one link
-                    seen.add((paper_id, target))
+                    target = target_ids.get(slugs[value])
+                    if target is None:
+                        continue
+                    if once:
+                        if (paper_id, target) in seen:
+                            continue
+                        seen.add((paper_id, target))
                     rows.append((paper_id, position, target, value))
                     position += 1
             insert_rows(model, ["paper_id", "position", fk, "name"], rows)
@@ -644,9 +700,66 @@ class Loader:
         resolve_references()
         hide_case_duplicates(Method)
         hide_case_duplicates(Dataset)
-        ids = sorted(self.touched_papers)
-        for part in chunks(ids):
-            Paper.objects.filter(id__in=part).refresh_counts()
+        refresh_counts(sorted(self.touched_papers))
+
+
+COUNTS_SPAN = 5000  # papers whose counts one round of refresh_counts() reads
+
+
+def refresh_counts(paper_ids: list[int]) -> int:
+    """PaperQuerySet.refresh_counts() for many papers (sorted ids), in raw SQL: ids an
+    import wrote are mostly contiguous, so each round reads a range of ids rather than
+    binding thousands of them. Writes only the rows whose counts changed."""
+    changed = []
+    with connection.cursor() as cursor:
+        for part in chunks(paper_ids, COUNTS_SPAN):
+            low, high = part[0], part[-1]
+            if high - low < 4 * len(part):
+                where, params = "BETWEEN %s AND %s", [low, high]
+            else:  # sparse: name them (in pieces under SQLite's variable limit)
+                where, params = None, part
+            wanted = set(part)
+            links, samples, current = {}, {}, []
+            for clause, args in _where(where, params):
+                cursor.execute(
+                    "SELECT paper_id, COUNT(*), COUNT(CASE WHEN is_official THEN 1 END) "
+                    f"FROM papers_codelink WHERE paper_id {clause} GROUP BY paper_id",
+                    args,
+                )
+                links.update((pid, (n, official > 0)) for pid, n, official in cursor.fetchall())
+                cursor.execute(
+                    f"SELECT paper_id, COUNT(*) FROM papers_sample WHERE paper_id {clause} "
+                    "GROUP BY paper_id",
+                    args,
+                )
+                samples.update(cursor.fetchall())
+                cursor.execute(
+                    "SELECT id, code_link_count, has_official_code, sample_count "
+                    f"FROM papers_paper WHERE id {clause}",
+                    args,
+                )
+                current.extend(cursor.fetchall())
+            for pk, n_links, has_official, n_samples in current:
+                if pk not in wanted:
+                    continue
+                fresh_links, official = links.get(pk, (0, False))
+                fresh = (fresh_links, official, samples.get(pk, 0))
+                if fresh != (n_links, bool(has_official), n_samples):
+                    changed.append((*fresh, pk))
+        cursor.executemany(
+            "UPDATE papers_paper SET code_link_count = %s, has_official_code = %s, "
+            "sample_count = %s WHERE id = %s",
+            changed,
+        )
+    return len(changed)
+
+
+def _where(clause: str | None, params: list):
+    if clause is not None:
+        yield clause, params
+        return
+    for part in chunks(params):
+        yield f"IN ({', '.join(['%s'] * len(part))})", part
 
 
 def _old_text(paper_ids: list[int]) -> list[tuple[int, str, str, str]]:

@@ -72,24 +72,53 @@ def _prepare(fields: list[models.Field], rows: Iterable[Sequence[Any]]) -> list[
     return out
 
 
-def full_rows(
-    model: type[models.Model], given: Sequence[str], rows: Iterable[Sequence[Any]]
-) -> tuple[list[str], list[tuple]]:
-    """Extend rows of `given` columns with every other concrete column's default."""
+def _defaults(model: type[models.Model], given: Sequence[str]) -> tuple[list[str], tuple]:
+    """The columns a caller did not give, and the value each takes (the same for every row
+    of one statement: the field's default, or now for created_at/updated_at)."""
     now = timezone.now()
     rest = [
         f
         for f in model._meta.concrete_fields
         if not f.primary_key and f.attname not in given and f.name not in given
     ]
-    defaults = []
-    for field in rest:
-        if field.name in {"created_at", "updated_at"}:
-            defaults.append(lambda now=now: now)
-        else:
-            defaults.append(field.get_default)  # "" for non-null text, None for nullable
-    names = [*given, *(f.attname for f in rest)]
-    return names, [(*row, *(d() for d in defaults)) for row in rows]
+    values = tuple(
+        now if field.name in {"created_at", "updated_at"} else field.get_default()
+        for field in rest  # get_default(): "" for non-null text, None for nullable
+    )
+    return [f.attname for f in rest], values
+
+
+def full_rows(
+    model: type[models.Model], given: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> tuple[list[str], list[tuple]]:
+    """Extend rows of `given` columns with every other concrete column's default."""
+    names, tail = _defaults(model, given)
+    return [*given, *names], [(*row, *tail) for row in rows]
+
+
+def reserve_ids(model: type[models.Model], count: int) -> list[int]:
+    """`count` primary keys for rows about to be inserted, so the caller knows them
+    without reading the rows back. Must run inside the transaction that inserts them:
+    on SQLite that transaction holds the write lock (BEGIN IMMEDIATE), so no other writer
+    can take the same ids; on PostgreSQL they come from the table's own sequence."""
+    if count <= 0:
+        return []
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                [connection.ops.quote_name(table), model._meta.pk.column, count],
+            )
+            return [row[0] for row in cursor.fetchall()]
+        quote = connection.ops.quote_name
+        cursor.execute(f"SELECT MAX({quote(model._meta.pk.column)}) FROM {quote(table)}")
+        top = cursor.fetchone()[0] or 0
+        # AUTOINCREMENT never reuses an id, even one whose row was deleted.
+        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+        row = cursor.fetchone()
+        start = max(top, row[0] if row else 0) + 1
+    return list(range(start, start + count))
 
 
 def insert_rows(
@@ -104,13 +133,18 @@ def insert_rows(
     rows = list(rows)
     if not rows:
         return 0
-    if complete:
-        names, rows = full_rows(model, names, rows)
     fields = _columns(model, names)
+    prepared = _prepare(fields, rows)
+    if complete:
+        # The other columns' values are the same for every row: convert them once.
+        rest, tail = _defaults(model, names)
+        rest_fields = _columns(model, rest)
+        tail = _prepare(rest_fields, [tail])[0]
+        fields += rest_fields
+        prepared = [row + tail for row in prepared]
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
     columns = ", ".join(quote(f.column) for f in fields)
-    prepared = _prepare(fields, rows)
     if connection.vendor == "postgresql":
         _copy_in(table, columns, prepared, ignore_conflicts=ignore_conflicts)
         return len(rows)

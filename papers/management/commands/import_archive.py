@@ -39,9 +39,27 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="Validate and count; write nothing."
         )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            choices=(0, 1),
+            default=1,
+            help="1 (default): read and parse each file in a second process while this one "
+            "writes; 0: do both in this process.",
+        )
 
     def handle(
-        self, *args, files, kind, batch_size, overwrite_edits, errors, strict, dry_run, **opts
+        self,
+        *args,
+        files,
+        kind,
+        batch_size,
+        overwrite_edits,
+        errors,
+        strict,
+        dry_run,
+        workers,
+        **opts,
     ):
         if batch_size < 1:
             raise CommandError("--batch-size must be at least 1")
@@ -67,6 +85,7 @@ class Command(BaseCommand):
                 errors_out=errors_out,
                 report=lambda line: self.stderr.write(line),
                 progress=progress.start if verbosity >= 1 else None,
+                workers=workers,
             )
             progress.close()
         if verbosity >= 1:
@@ -112,8 +131,12 @@ class Progress:
     def start(self, path: str, size: int):
         self.close()
         if self.tty:
+            import tqdm as tqdm_module
             from tqdm import tqdm
 
+            # No monitor thread: the parser process is forked, and a fork should not
+            # copy a process with threads.
+            tqdm_module.tqdm.monitor_interval = 0
             self.bar = tqdm(
                 total=size, unit="B", unit_scale=True, desc=path[-40:], file=self.stream._out
             )
