@@ -27,12 +27,10 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
-import time
 from pathlib import Path
 
-from measure import run  # bench/ is the script's folder, so it is on sys.path
+from measure import percentiles, run, timed  # bench/ is the script's folder, so it is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -108,20 +106,6 @@ def naive_record(slug: str) -> bytes:
     from papers.models import Paper
 
     return json.dumps(export_record(Paper.objects.get(slug=slug))).encode()
-
-
-def timed(call, arguments: list) -> list[float]:
-    times = []
-    for argument in arguments:
-        started = time.perf_counter()
-        call(argument)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
-def percentiles(times: list[float]) -> tuple[float, float]:
-    cuts = statistics.quantiles(times, n=100, method="inclusive")
-    return cuts[49], cuts[94]
 
 
 def engine_main(requests: int, seed: int) -> None:

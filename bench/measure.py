@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import threading
 import time
@@ -82,3 +83,19 @@ def run(command: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> 
         raise SystemExit(f"{' '.join(command)} failed ({code}):\n{output[-3000:]}")
     cpu = usage.ru_utime + usage.ru_stime
     return Run(elapsed, cpu, usage.ru_maxrss // 1024, output, peak[0] // 1024)
+
+
+def timed(call, arguments: list) -> list[float]:
+    """Milliseconds of call(argument) for each argument, in order."""
+    times = []
+    for argument in arguments:
+        started = time.perf_counter()
+        call(argument)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    """p50 and p95."""
+    cuts = statistics.quantiles(times, n=100, method="inclusive")
+    return cuts[49], cuts[94]

@@ -50,7 +50,6 @@ import json
 import os
 import random
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -58,7 +57,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import urlencode
 
-from measure import run  # bench/ is the script's folder, so it is on sys.path
+from measure import percentiles, run, timed  # bench/ is the script's folder, so it is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -94,10 +93,14 @@ def title_words(n: int, low: int, high: int, rng: random.Random) -> list[tuple[s
     top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
     found: dict[str, int] = {}
     seen: set[str] = set()
-    checks = 0
+    checks = ranges = 0
     while len(found) < n:
-        if checks > 200 * n:
-            raise SystemExit(f"found only {len(found)} words after {checks} checks")
+        ranges += 1
+        if checks > 200 * n or ranges > 1_000 * n:  # a small database may have no such word
+            raise SystemExit(
+                f"found only {len(found)} words matching {low}-{high} papers after "
+                f"{checks} checks in {ranges} title ranges"
+            )
         start = rng.randrange(1, top + 1)
         titles = Paper.objects.filter(id__gte=start, id__lt=start + 50, hidden=False)
         for title in titles.values_list("title", flat=True):
@@ -173,20 +176,6 @@ def matches_of(url: str) -> str:
     assert form.is_valid(), form.errors
     base = filter_papers(Paper.objects.visible(), form.cleaned_data)
     return fulltext.search(form.cleaned_data["q"], base, limit=0).total_display
-
-
-def timed(call, arguments: list) -> list[float]:
-    times = []
-    for argument in arguments:
-        started = time.perf_counter()
-        call(argument)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
-def percentiles(times: list[float]) -> tuple[float, float]:
-    cuts = statistics.quantiles(times, n=100, method="inclusive")
-    return cuts[49], cuts[94]
 
 
 def engine_main(requests: int, naive_requests: int, seed: int) -> None:
