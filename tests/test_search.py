@@ -218,3 +218,54 @@ def test_postgres_keeps_the_search_vector_in_the_row(db):
             "WHERE attrelid = 'papers_paper'::regclass AND attname = 'search_vector'"
         )
         assert cursor.fetchone()[0] == "m"
+
+
+@pytest.fixture
+def cap(monkeypatch):
+    """A count cap of 3: result sets above it are ranked the way the archive's common
+    words are."""
+    import papers.search
+
+    monkeypatch.setattr(papers.search, "COUNT_CAP", 3)
+
+
+def test_above_the_count_cap_title_matches_come_first(db, cap):
+    for i in range(3):
+        Paper.objects.create(slug=f"abstract-{i}", title=f"Survey {i}", abstract="graph work")
+    Paper.objects.create(slug="title", title="Graph models", abstract="Models.")
+    page = search("graph ", Paper.objects.all())
+    assert page.capped and page.total_display == "3+"
+    assert page.ids[0] == Paper.objects.get(slug="title").id
+    second = search("graph ", Paper.objects.all(), offset=1, limit=20)
+    assert set(second.ids) | {page.ids[0]} == set(Paper.objects.values_list("id", flat=True))
+
+
+def test_above_the_count_cap_excluded_words_stay_excluded(db, cap):
+    for i in range(4):
+        Paper.objects.create(slug=f"keep-{i}", title=f"Graph {i}", abstract="graph")
+    Paper.objects.create(slug="drop", title="Graph survey", abstract="graph")
+    page = search("graph -survey ", Paper.objects.all(), limit=20)
+    assert page.capped and Paper.objects.get(slug="drop").id not in page.ids
+    assert len(page.ids) == 4
+
+
+def test_a_typed_word_with_more_matches_than_are_counted_is_searched_as_typed(db, cap):
+    # Its prefix would only add matches past the count: "10,000+" either way, and the
+    # engine is spared merging every word the prefix starts.
+    for i in range(4):
+        Paper.objects.create(slug=f"learning-{i}", title=f"Learning {i}", abstract="")
+    Paper.objects.create(slug="learners", title="Few-shot learners", abstract="Transformers.")
+    page = search("learning", Paper.objects.all(), limit=20)
+    assert page.capped and Paper.objects.get(slug="learners").id not in page.ids
+    # A rarer word is still matched as a prefix while typing.
+    assert slugs("transf") == ["learners"]
+
+
+def test_filters_apply_above_the_count_cap(db, cap):
+    for i in range(5):
+        Paper.objects.create(slug=f"code-{i}", title=f"Graph {i}", code_link_count=1)
+    for i in range(5):
+        Paper.objects.create(slug=f"none-{i}", title=f"Graph none {i}")
+    page = search("graph ", Paper.objects.filter(code_link_count__gt=0), limit=20)
+    assert page.capped and len(page.ids) == 4  # pages reach the counted window (cap + 1)
+    assert not Paper.objects.filter(id__in=page.ids, code_link_count=0).exists()

@@ -73,6 +73,9 @@ class Sample(models.Model):
         indexes = [
             # /samples?status=… and the home page's samples-by-status counts.
             models.Index(fields=["status", "id"], name="sample_status_idx"),
+            # The status filter checked paper by paper as a search walks its matches, and
+            # the status facet: answered from the index alone.
+            models.Index(fields=["paper", "status"], name="sample_paper_status_idx"),
             # The repository page: a repository's samples by status.
             models.Index(fields=["repository", "status"], name="sample_repository_idx"),
             # /samples filters on contract check, language and repository kind.

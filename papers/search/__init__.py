@@ -75,10 +75,28 @@ def search(
             page.facets = facet_counts(*matches_of(base), using=base.db)
         return page
     engine = backend_for(parsed, base)
-    # One query pages through the window and counts it; past its end, a count alone.
-    ids, counted = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=sort)
+    counted = None
+    if parsed.has_prefix:
+        # A prefix makes the engine merge every indexed word it starts ("learn" is also
+        # learner, learnable …) before the first match. When the word as typed already
+        # has more matches than are counted, the words it may become add none that the
+        # page would show: search for the word.
+        finished = backend_for(parsed.finished(), base)
+        if (n := finished.count(COUNT_CAP)) > COUNT_CAP:
+            engine, parsed, counted = finished, finished.parsed, n
+    ids: list[int] = []
+    if engine.TIERED and sort == "relevance":
+        # Too many matches to score them all: the title matches first, within the window
+        # that is counted. A window that holds every match is scored instead (below).
+        ids, in_window = engine.title_first_window(offset, limit, COUNT_CAP + 1)
+        if in_window is None:  # past the end
+            counted = engine.count(COUNT_CAP) if counted is None else counted
+        elif in_window > COUNT_CAP:
+            counted = in_window
     if counted is None:
-        counted = engine.count(COUNT_CAP)
+        # One query pages through the window and counts it; past its end, a count alone.
+        ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=sort)
+        counted = engine.count(COUNT_CAP) if in_window is None else in_window
     page = SearchPage(
         ids=ids,
         total=min(counted, COUNT_CAP),

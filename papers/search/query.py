@@ -13,7 +13,7 @@ so no FTS or tsquery syntax error can come from user input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 MAX_QUERY_CHARS = 500  # longer input is cut, not rejected
 MAX_TERMS = 12
@@ -46,6 +46,15 @@ class ParsedQuery:
     @property
     def empty(self) -> bool:
         return not self.groups
+
+    @property
+    def has_prefix(self) -> bool:
+        return any(term.prefix for group in self.groups for term in group)
+
+    def finished(self) -> ParsedQuery:
+        """The same query with the typed last word read as a finished word."""
+        groups = [[replace(term, prefix=False) for term in group] for group in self.groups]
+        return replace(self, groups=groups)
 
     def words(self) -> list[str]:
         """Every positive word, for highlighting."""
