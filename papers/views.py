@@ -36,7 +36,7 @@ from papers.models import (
     Task,
     ranked_rows,
 )
-from papers.querysets import filter_papers
+from papers.querysets import filter_papers, paper_id_sets
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
 
 PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
@@ -118,6 +118,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             offset=(page_number - 1) * PER_PAGE,
             limit=PER_PAGE,
             facets=True,
+            narrowed_by=paper_id_sets(data),
         )
         papers = {p.id: p for p in _with_list_details(Paper.objects.filter(id__in=result.ids))}
         sample_counts = _status_counts_by_paper(result.ids)

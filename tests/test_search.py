@@ -269,3 +269,24 @@ def test_filters_apply_above_the_count_cap(db, cap):
     page = search("graph ", Paper.objects.filter(code_link_count__gt=0), limit=20)
     assert page.capped and len(page.ids) == 4  # pages reach the counted window (cap + 1)
     assert not Paper.objects.filter(id__in=page.ids, code_link_count=0).exists()
+
+
+@pytest.mark.parametrize("small_set", [0, 100_000])
+def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkeypatch, small_set):
+    # A filter's set of papers is checked against each match before the paper row is
+    # read when it is small (SQLite), or with the row otherwise: the page is the same.
+    from papers.models import CodeLink, Sample
+    from papers.querysets import filter_papers, paper_id_sets
+    from papers.search.backends import SQLiteBackend
+
+    monkeypatch.setattr(SQLiteBackend, "SMALL_SET", small_set)
+    papers = [make_paper(title=f"Graph study {i}") for i in range(6)]
+    CodeLink.objects.filter(paper__in=papers[:3]).update(framework="jax")
+    Sample.objects.filter(paper__in=papers[1:5], status="timed_out").update(status="ran")
+    both = {"framework": "jax", "status": "ran"}
+    for filters in ({"framework": "jax"}, {"status": "ran"}, both):
+        base = filter_papers(Paper.objects.visible(), filters)
+        expected = search("graph ", base, limit=20)
+        narrowed = search("graph ", base, limit=20, narrowed_by=paper_id_sets(filters))
+        assert narrowed.ids == expected.ids and narrowed.total == expected.total
+        assert narrowed.total == base.filter(title__icontains="graph").count() > 0

@@ -13,13 +13,14 @@ exactly.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import F, QuerySet
 from django.utils.safestring import SafeString, mark_safe
 
 from papers.models import NEWEST_FIRST
-from papers.search.backends import CANDIDATES, MARK_END, MARK_START, backend_for
+from papers.search.backends import CANDIDATES, MARK_END, MARK_START, Backend, backend_for
 from papers.search.facets import facet_counts, matches_of
 from papers.search.query import ParsedQuery, parse
 
@@ -62,9 +63,12 @@ def search(
     offset: int = 0,
     limit: int = 20,
     facets: bool = False,
+    narrowed_by: Sequence[QuerySet] = (),
 ) -> SearchPage:
     """One page of `base` (a filtered Paper queryset) matching `text`, with facet counts
-    when asked for and the matches number COUNT_CAP or fewer."""
+    when asked for and the matches number COUNT_CAP or fewer. `narrowed_by`: sets of
+    paper ids `base` is already restricted to (papers.querysets.paper_id_sets), which
+    the engine may check a match against early."""
     parsed = parse(text)
     if parsed.empty:
         ordered = base.order_by(*SORT_ORDER.get(sort, SORT_ORDER["newest"]))
@@ -74,29 +78,20 @@ def search(
         if facets and not page.capped:
             page.facets = facet_counts(*matches_of(base), using=base.db)
         return page
-    engine = backend_for(parsed, base)
-    counted = None
+    engine = backend_for(parsed, base, narrowed_by)
     if parsed.has_prefix:
         # A prefix makes the engine merge every indexed word it starts ("learn" is also
         # learner, learnable …) before the first match. When the word as typed already
         # has more matches than are counted, the words it may become add none that the
-        # page would show: search for the word.
-        finished = backend_for(parsed.finished(), base)
-        if (n := finished.count(COUNT_CAP)) > COUNT_CAP:
-            engine, parsed, counted = finished, finished.parsed, n
-    ids: list[int] = []
-    if engine.TIERED and sort == "relevance":
-        # Too many matches to score them all: the title matches first, within the window
-        # that is counted. A window that holds every match is scored instead (below).
-        ids, in_window = engine.title_first_window(offset, limit, COUNT_CAP + 1)
-        if in_window is None:  # past the end
-            counted = engine.count(COUNT_CAP) if counted is None else counted
-        elif in_window > COUNT_CAP:
-            counted = in_window
-    if counted is None:
-        # One query pages through the window and counts it; past its end, a count alone.
-        ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=sort)
-        counted = engine.count(COUNT_CAP) if in_window is None else in_window
+        # page would show: the word is searched for as typed.
+        finished = engine.reading(parsed.finished())
+        ids, counted = _one_page(finished, sort, offset, limit, probe=True)
+        if counted > COUNT_CAP:
+            engine, parsed = finished, finished.parsed
+        else:
+            ids, counted = _one_page(engine, sort, offset, limit)
+    else:
+        ids, counted = _one_page(engine, sort, offset, limit)
     page = SearchPage(
         ids=ids,
         total=min(counted, COUNT_CAP),
@@ -110,6 +105,24 @@ def search(
     if facets and not page.capped:
         page.facets = facet_counts(*engine.matches(COUNT_CAP), using=base.db)
     return page
+
+
+def _one_page(
+    engine: Backend, sort: str, offset: int, limit: int, *, probe: bool = False
+) -> tuple[list[int], int]:
+    """A page of ids and how many match, counted up to COUNT_CAP + 1. `probe`: the page
+    is only wanted when there are more matches than that."""
+    if engine.TIERED and sort == "relevance":
+        # Too many matches to score them all: the title matches first, within the window
+        # that is counted. A window that holds every match is scored instead.
+        ids, in_window = engine.title_first_window(offset, limit, COUNT_CAP + 1)
+        if in_window is None:  # past the end
+            return ids, engine.count(COUNT_CAP)
+        if in_window > COUNT_CAP or probe:
+            return ids, in_window
+    # One query pages through the window and counts it; past its end, a count alone.
+    ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=sort)
+    return ids, engine.count(COUNT_CAP) if in_window is None else in_window
 
 
 def ranked_page(
