@@ -89,7 +89,10 @@ def search(
         if counted > COUNT_CAP:
             engine, parsed = finished, finished.parsed
         else:
-            ids, counted = _one_page(engine, sort, offset, limit)
+            # A word that matches as typed is most likely finished: its prefix adds a few
+            # matches, and the result is scored whole. One that matches nothing is being
+            # typed ("transfo"): its prefix may match a great many.
+            ids, counted = _one_page(engine, sort, offset, limit, few=counted > 0)
     else:
         ids, counted = _one_page(engine, sort, offset, limit)
     page = SearchPage(
@@ -108,10 +111,24 @@ def search(
 
 
 def _one_page(
-    engine: Backend, sort: str, offset: int, limit: int, *, probe: bool = False
+    engine: Backend,
+    sort: str,
+    offset: int,
+    limit: int,
+    *,
+    probe: bool = False,
+    few: bool = False,
 ) -> tuple[list[int], int]:
     """A page of ids and how many match, counted up to COUNT_CAP + 1. `probe`: the page
-    is only wanted when there are more matches than that."""
+    is only wanted when there are more matches than that. `few`: COUNT_CAP or fewer
+    matches are expected (a TIERED engine scores them first, and orders them by title
+    only if there are more)."""
+    if engine.TIERED and sort == "relevance" and few:
+        ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1)
+        if in_window is None:
+            return ids, engine.count(COUNT_CAP)
+        if in_window <= COUNT_CAP:
+            return ids, in_window
     if engine.TIERED and sort == "relevance":
         # Too many matches to score them all: the title matches first, within the window
         # that is counted. A window that holds every match is scored instead.
