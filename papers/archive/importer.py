@@ -22,6 +22,7 @@ from codewithpapers.cache import bump_content_version
 from papers.archive.loader import Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
+from papers.archive.statistics import Statistics
 from papers.models import Paper
 from papers.search import index as search_index
 
@@ -203,6 +204,7 @@ def import_files(
     invalidator = CacheInvalidator()
     committed = (lambda: None) if dry_run else invalidator.committed
     index = IndexPlan(loader, dry_run)
+    statistics = Statistics(enabled=not dry_run)
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
         with transaction.atomic() if dry_run else nullcontext(), parser:
@@ -221,11 +223,13 @@ def import_files(
                         result,
                         committed,
                         index,
+                        statistics,
                     )
                 )
             with transaction.atomic():
                 loader.finish()
             index.finish()
+            statistics.finish()
             committed()
             if dry_run:
                 raise _DryRun
@@ -254,6 +258,7 @@ def _import_file(
     result,
     committed,
     index,
+    statistics,
 ):
     outcome = FileResult(str(path), kind)
     position = Position()
@@ -280,6 +285,7 @@ def _import_file(
             with transaction.atomic():
                 getattr(loader, LOADERS[outcome.kind])(batch)
             batch.clear()
+            statistics.after_batch()
             if not strict:  # under --strict nothing commits before the file ends
                 committed()
 
