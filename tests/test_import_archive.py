@@ -736,3 +736,34 @@ def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_p
     assert "papers_paper" in running and "papers_paperauthor" in running
     assert 1 < running.count("papers_paper") <= 6
     assert ("papers_paper", True) in seen[len(running) :]  # and the whole table at the end
+
+
+def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
+    tmp_path, monkeypatch
+):
+    """Into an empty database the list tables' secondary indexes are dropped and built
+    once at the end; an import killed before that leaves them to the next import."""
+    from papers.archive import indexes
+
+    seen = []
+    real_build = indexes.build
+
+    def killed():
+        seen.append(sorted(indexes.missing()))
+        raise KeyboardInterrupt("killed before the index build")
+
+    monkeypatch.setattr(indexes, "build", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_import(write(tmp_path / "p.json", PAPERS))
+    assert seen == [sorted(indexes.statements())]  # every one of them was deferred
+    assert "paperauthor_author_idx" in seen[0] and "paper_arxiv_idx" not in seen[0]
+    assert sorted(indexes.missing()) == seen[0]
+    monkeypatch.setattr(indexes, "build", real_build)
+
+    status, _, err = run_import(write(tmp_path / "links.json", LINKS))
+    assert status == 0, err
+    assert indexes.missing() == []
+    # A re-import keeps them per batch: nothing is dropped.
+    monkeypatch.setattr(indexes, "drop", lambda: seen.append("dropped"))
+    run_import(write(tmp_path / "p.json", PAPERS))
+    assert seen[1:] == [] and indexes.missing() == []
