@@ -738,6 +738,7 @@ def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_p
     assert ("papers_paper", True) in seen[len(running) :]  # and the whole table at the end
 
 
+@postgres_only
 def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
     tmp_path, monkeypatch
 ):
