@@ -9,6 +9,7 @@ from unittest import mock
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from papers.models import (
     Author,
@@ -670,3 +671,100 @@ def test_strict_stop_in_one_file_still_imports_the_next(tmp_path, workers):
         "attention-is-all-you-need",
         "nystromformer",
     ]
+
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="planner statistics are PostgreSQL's"
+)
+
+
+def _analyzed(monkeypatch) -> list[tuple[str, bool]]:
+    """Record each ANALYZE the importer runs: (table, whole table or key columns only)."""
+    from papers.archive import statistics
+
+    seen: list[tuple[str, bool]] = []
+    real = statistics.Statistics._analyze
+
+    def spy(self, tables, whole):
+        seen.extend((table, whole) for table in tables)
+        real(self, tables, whole)
+
+    monkeypatch.setattr(statistics.Statistics, "_analyze", spy)
+    return seen
+
+
+def _has_statistics(table: str, column: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM pg_stats WHERE tablename = %s AND attname = %s", [table, column]
+        )
+        return cursor.fetchone() is not None
+
+
+@postgres_only
+def test_an_import_leaves_planner_statistics_of_the_tables_it_filled(tmp_path, monkeypatch):
+    """PostgreSQL: without statistics every `paper_id IN (…)` read of a re-import was
+    planned as a sequential scan (slower than the first import at full scale)."""
+    seen = _analyzed(monkeypatch)
+    papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
+    status, _, err = run_import(papers, links)
+    assert status == 0, err
+    for table in ("papers_paper", "papers_paperauthor", "papers_codelink", "papers_author"):
+        assert (table, True) in seen
+    assert _has_statistics("papers_paperauthor", "paper_id")
+    assert _has_statistics("papers_paper", "search_vector")  # the site's searches too
+    seen.clear()
+    status, _, _ = run_import(papers, links)
+    assert status == 0 and seen == []  # nothing grew: the statistics stand
+
+
+@postgres_only
+def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_path, monkeypatch):
+    from papers.archive import statistics
+
+    monkeypatch.setattr(statistics, "MIN_PAGES", 0)
+    seen = _analyzed(monkeypatch)
+    many = [
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}",
+         "abstract": "words " * 200, "authors": [f"Author {i}", f"Author {i + 1}"]}
+        for i in range(400)
+    ]  # fmt: skip
+    status, _, err = run_import(write(tmp_path / "p.json", many), batch_size=50)
+    assert status == 0, err
+    running = [table for table, whole in seen if not whole]
+    # Each table once per doubling of its size (a handful), key columns only.
+    assert "papers_paper" in running and "papers_paperauthor" in running
+    assert 1 < running.count("papers_paper") <= 6
+    assert ("papers_paper", True) in seen[len(running) :]  # and the whole table at the end
+
+
+@postgres_only
+def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
+    tmp_path, monkeypatch
+):
+    """Into an empty database the list tables' secondary indexes are dropped and built
+    once at the end; an import killed before that leaves them to the next import."""
+    from papers.archive import indexes
+
+    seen = []
+    real_build = indexes.build
+
+    def killed():
+        seen.append(sorted(indexes.missing()))
+        raise KeyboardInterrupt("killed before the index build")
+
+    monkeypatch.setattr(indexes, "build", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_import(write(tmp_path / "p.json", PAPERS))
+    assert seen == [sorted(indexes.statements())]  # every one of them was deferred
+    assert "paperauthor_author_idx" in seen[0] and "paper_arxiv_idx" not in seen[0]
+    assert sorted(indexes.missing()) == seen[0]
+    monkeypatch.setattr(indexes, "build", real_build)
+
+    status, _, err = run_import(write(tmp_path / "links.json", LINKS))
+    assert status == 0, err
+    assert indexes.missing() == []
+    # A re-import keeps them per batch: nothing is dropped.
+    monkeypatch.setattr(indexes, "drop", lambda: seen.append("dropped"))
+    run_import(write(tmp_path / "p.json", PAPERS))
+    assert seen[1:] == [] and indexes.missing() == []

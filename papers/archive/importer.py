@@ -19,9 +19,11 @@ from typing import IO
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
+from papers.archive import indexes as bulk_indexes
 from papers.archive.loader import Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
+from papers.archive.statistics import Statistics
 from papers.models import Paper
 from papers.search import index as search_index
 
@@ -75,7 +77,8 @@ class CacheInvalidator:
 
 
 class IndexPlan:
-    """When the full-text index is kept per batch and when it is built once at the end.
+    """When the full-text index (and the secondary indexes of papers.archive.indexes)
+    are kept per batch and when they are built once at the end.
 
     An import that has created at least as many papers as the database held when it
     started is mostly adding: from its next batch on the index is deferred (see
@@ -87,23 +90,30 @@ class IndexPlan:
     def __init__(self, loader: Loader, dry_run: bool):
         self.loader = loader
         self.dry_run = dry_run
-        loader.index_deferred = search_index.deferred()
+        loader.index_deferred = self.deferred()
         self.existing = 0 if loader.index_deferred else Paper.objects.count()
+
+    @staticmethod
+    def deferred() -> bool:
+        return search_index.deferred() or bool(bulk_indexes.missing())
 
     def before_batch(self) -> None:
         if self.dry_run or self.loader.index_deferred:
             return
         if self.loader.stats.counts["Paper"]["created"] >= self.existing:
             search_index.defer()
+            bulk_indexes.drop()
             self.loader.index_deferred = True
 
     def rolled_back(self) -> None:
         """--strict rolled a file back, and with it a deferral it may have begun."""
-        self.loader.index_deferred = search_index.deferred()
+        self.loader.index_deferred = self.deferred()
 
     def finish(self) -> None:
         if self.loader.index_deferred and not self.dry_run:
-            search_index.build()
+            bulk_indexes.build()
+            if search_index.deferred():
+                search_index.build()
             self.loader.index_deferred = False
 
 
@@ -203,6 +213,7 @@ def import_files(
     invalidator = CacheInvalidator()
     committed = (lambda: None) if dry_run else invalidator.committed
     index = IndexPlan(loader, dry_run)
+    statistics = Statistics(enabled=not dry_run)
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
         with transaction.atomic() if dry_run else nullcontext(), parser:
@@ -221,11 +232,13 @@ def import_files(
                         result,
                         committed,
                         index,
+                        statistics,
                     )
                 )
             with transaction.atomic():
                 loader.finish()
             index.finish()
+            statistics.finish()
             committed()
             if dry_run:
                 raise _DryRun
@@ -254,6 +267,7 @@ def _import_file(
     result,
     committed,
     index,
+    statistics,
 ):
     outcome = FileResult(str(path), kind)
     position = Position()
@@ -280,6 +294,7 @@ def _import_file(
             with transaction.atomic():
                 getattr(loader, LOADERS[outcome.kind])(batch)
             batch.clear()
+            statistics.after_batch()
             if not strict:  # under --strict nothing commits before the file ends
                 committed()
 
