@@ -5,9 +5,12 @@ queryset's database (papers.search.backends) and answers one page of paper ids w
 exact total up to COUNT_CAP ("10,000+" beyond it), highlighted snippets, and facet
 counts over the whole result set when it is within the cap (papers.search.facets).
 
-Relevance is scored over the same first COUNT_CAP + 1 matches that are counted, in
-one query: the engine reads each match once, and a result set within the cap is ranked
-exactly.
+Relevance is decided over the same first COUNT_CAP + 1 matches that are counted, in
+one query. A result set within the cap is scored exactly; above it, PostgreSQL scores
+that window with ts_rank, and SQLite (whose bm25() reads every match of every word
+first) orders it title matches first (SQLiteBackend.title_first_window). A typed last
+word is searched as typed first, and as a prefix only when that finds no more matches
+than are counted (see search()).
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ computed over a bounded window: the first `window` matches in index order are sc
 (bm25 / ts_rank, title weighing more than abstract, abstract more than authors) and
 ordered by score, ties by id. A query with fewer matches than that is ranked exactly.
 The search page makes the window the counted one (COUNT_CAP + 1), so a single query
-both counts and ranks, and the engine reads each match once.
+both counts and ranks, and the engine reads each match once. A TIERED backend (SQLite)
+orders a window above the cap by title match instead of scoring it
+(title_first_window()).
 """
 
 from __future__ import annotations
