@@ -738,6 +738,30 @@ def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_p
     assert ("papers_paper", True) in seen[len(running) :]  # and the whole table at the end
 
 
+def _index_definitions() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+        )
+        return dict(cursor.fetchall())
+
+
+@postgres_only
+def test_a_bulk_import_rebuilds_each_index_as_the_migrations_made_it(tmp_path):
+    """The deferred indexes come back with the migrations' definitions, not only their
+    names: built from the model alone, the newest-first index lost NULLS LAST and every
+    "newest first" list sorted the whole papers table."""
+    from papers.archive import indexes
+
+    before = _index_definitions()
+    status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
+    assert status == 0, err
+    after = _index_definitions()
+    assert after == before
+    assert "NULLS LAST" in after["paper_published_idx"]
+    assert set(indexes.statements()) <= set(after)
+
+
 @postgres_only
 def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
     tmp_path, monkeypatch
