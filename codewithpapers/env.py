@@ -104,7 +104,10 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
             "PORT": str(port or ""),
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
-            "OPTIONS": {"connect_timeout": 2, **options},
+            # JIT off: the planner costs a full-text match over a common word's GIN
+            # postings above jit_above_cost, and compiling then takes longer than the
+            # query runs (see docs/deploy.md). `?options=…` in the URL replaces this.
+            "OPTIONS": {"connect_timeout": 2, "options": "-c jit=off", **options},
         }
     raise ImproperlyConfigured(
         f"{name} must start with sqlite:// or postgres://, got {scheme or 'no scheme'!r}"

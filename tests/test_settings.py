@@ -94,6 +94,26 @@ def test_postgres_url_with_credentials_port_and_options(tmp_path):
     assert db["OPTIONS"]["sslmode"] == "require"
 
 
+def test_postgres_sessions_run_without_jit_unless_the_url_says_otherwise(tmp_path):
+    """JIT compiling took longer than a search page's query runs (50 ms of a 290 ms
+    filtered search at 576k papers): our sessions turn it off."""
+    db = parse_database_url("postgres://h/db", base_dir=tmp_path)
+    assert db["OPTIONS"]["options"] == "-c jit=off"
+    custom = parse_database_url("postgres://h/db?options=-c%20work_mem%3D64MB", base_dir=tmp_path)
+    assert custom["OPTIONS"]["options"] == "-c work_mem=64MB"
+
+
+@pytest.mark.django_db
+def test_the_postgresql_connection_has_jit_off():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL setting")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
+
+
 @pytest.mark.parametrize(
     "url", ["mysql://x", "postgres://h:notaport/db", "postgres://h:5432/", "sqlite://"]
 )
