@@ -205,6 +205,20 @@ def test_a_ranked_page_covers_only_its_window_of_candidates(docs):
     assert ranked_page("graph", Paper.objects.all(), offset=2, limit=5, candidates=2) == ([], 2)
 
 
+def test_the_ranked_window_is_the_first_matches_by_id_however_rows_are_stored(db):
+    """The same search ranks the same papers on every request: on PostgreSQL the window
+    was whichever matches a scan met first (an updated row moves to the end of the
+    scan, and a large table's scan starts where the previous one stopped)."""
+    from papers.search import ranked_page
+
+    papers = [
+        Paper.objects.create(slug=f"p{i}", title=f"Survey {i}", abstract="graph") for i in range(6)
+    ]
+    Paper.objects.filter(id__in=[p.id for p in papers[:3]]).update(conference="NeurIPS")
+    ids, count = ranked_page("graph", Paper.objects.all(), offset=0, limit=10, candidates=3)
+    assert (ids, count) == ([p.id for p in papers[:3]], 3)
+
+
 def test_postgres_keeps_the_search_vector_in_the_row(db):
     # Matching and scoring read the vector of every candidate: out of line (TOAST) that
     # was several times slower at archive scale (migration 0003, bench/README.md).

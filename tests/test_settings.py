@@ -94,17 +94,18 @@ def test_postgres_url_with_credentials_port_and_options(tmp_path):
     assert db["OPTIONS"]["sslmode"] == "require"
 
 
-def test_postgres_sessions_run_without_jit_unless_the_url_says_otherwise(tmp_path):
+def test_postgres_sessions_set_the_planner_unless_the_url_says_otherwise(tmp_path):
     """JIT compiling took longer than a search page's query runs (50 ms of a 290 ms
-    filtered search at 576k papers): our sessions turn it off."""
+    filtered search at 576k papers), and at random_page_cost 4 a phrase search sorted
+    every match: our sessions set both."""
     db = parse_database_url("postgres://h/db", base_dir=tmp_path)
-    assert db["OPTIONS"]["options"] == "-c jit=off"
+    assert db["OPTIONS"]["options"] == "-c jit=off -c random_page_cost=1.1"
     custom = parse_database_url("postgres://h/db?options=-c%20work_mem%3D64MB", base_dir=tmp_path)
     assert custom["OPTIONS"]["options"] == "-c work_mem=64MB"
 
 
 @pytest.mark.django_db
-def test_the_postgresql_connection_has_jit_off():
+def test_the_postgresql_connection_has_our_planner_settings():
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -112,6 +113,8 @@ def test_the_postgresql_connection_has_jit_off():
     with connection.cursor() as cursor:
         cursor.execute("SHOW jit")
         assert cursor.fetchone()[0] == "off"
+        cursor.execute("SHOW random_page_cost")
+        assert cursor.fetchone()[0] == "1.1"
 
 
 @pytest.mark.parametrize(

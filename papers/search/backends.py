@@ -7,7 +7,7 @@ matches as a subquery (for facet counts), and the highlighted title and snippet 
 given ids.
 
 Ranking every match of a common word is too slow at archive scale, so relevance is
-computed over a bounded window: the first `window` matches in index order are scored
+computed over a bounded window: the first `window` matches by id are scored
 (bm25 / ts_rank, title weighing more than abstract, abstract more than authors) and
 ordered by score, ties by id. A query with fewer matches than that is ranked exactly.
 The search page makes the window the counted one (COUNT_CAP + 1), so a single query
@@ -66,7 +66,7 @@ class Backend:
             return cursor.fetchall()
 
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
-        """SQL of the first `limit` matches in index order, with the columns id, score
+        """SQL of the first `limit` matches by id, with the columns id, score
         (NULL unless `score`), published, code_link_count and has_official_code."""
         raise NotImplementedError
 
@@ -272,8 +272,14 @@ class PostgresBackend(Backend):
             )
         else:
             scored = Value(None, FloatField())
+        # The first matches by id, as FTS5 yields them: without an order the window
+        # was whichever matches a scan met first, and a sequential scan of a large
+        # table starts where the last one left off (synchronize_seqscans), so the same
+        # search ranked a different window from one request to the next. In id order
+        # the planner also walks the primary key and stops at `limit` for a common
+        # word, and merges a related-row filter's (paper, …) index in step.
         window = (
-            self.base.order_by()
+            self.base.order_by("id")
             .filter(condition)
             .annotate(score=scored)
             .values("id", "score", *self.COLUMNS[1:])[:limit]
