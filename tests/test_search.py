@@ -304,3 +304,32 @@ def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkey
         narrowed = search("graph ", base, limit=20, narrowed_by=paper_id_sets(filters))
         assert narrowed.ids == expected.ids and narrowed.total == expected.total
         assert narrowed.total == base.filter(title__icontains="graph").count() > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs"),
+    [
+        ("attention", {}),
+        ("attention ", {"sort": "newest"}),
+        ("atten", {}),  # a typed prefix: the word as typed matches nothing
+        ("attention", {"offset": 100}),  # past the end of the results
+        ("attention -survey", {"sort": "implementations"}),
+    ],
+)
+def test_facets_counted_with_the_page_equal_a_count_of_every_match(make_paper, text, kwargs):
+    """The page, its count and its facets come from one query: the facets must be those
+    of every match, not of the page."""
+    from papers.search.backends import backend_for
+    from papers.search.facets import facet_counts
+
+    for _ in range(4):
+        make_paper()
+    for i in range(3):
+        Paper.objects.create(slug=f"plain-{i}", title=f"Attention without code {i}")
+    Paper.objects.create(slug="survey", title="An attention survey", code_link_count=2)
+    base = Paper.objects.all()
+    page = search(text, base, facets=True, limit=2, **kwargs)
+    engine = backend_for(page.parsed, base)
+    assert page.facets == facet_counts(*engine.matches(10_000), using=base.db)
+    assert page.facets["code"]["has_code"] == (4 if "-survey" in text else 5)
+    assert page.total == (7 if "-survey" in text else 8)

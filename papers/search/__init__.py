@@ -88,16 +88,18 @@ def search(
         # has more matches than are counted, the words it may become add none that the
         # page would show: the word is searched for as typed.
         finished = engine.reading(parsed.finished())
-        ids, counted = _one_page(finished, sort, offset, limit, probe=True)
+        ids, counted, found = _one_page(finished, sort, offset, limit, probe=True)
         if counted > COUNT_CAP:
             engine, parsed = finished, finished.parsed
         else:
             # A word that matches as typed is most likely finished: its prefix adds a few
             # matches, and the result is scored whole. One that matches nothing is being
             # typed ("transfo"): its prefix may match a great many.
-            ids, counted = _one_page(engine, sort, offset, limit, few=counted > 0)
+            ids, counted, found = _one_page(
+                engine, sort, offset, limit, few=counted > 0, facets=facets
+            )
     else:
-        ids, counted = _one_page(engine, sort, offset, limit)
+        ids, counted, found = _one_page(engine, sort, offset, limit, facets=facets)
     page = SearchPage(
         ids=ids,
         total=min(counted, COUNT_CAP),
@@ -109,7 +111,8 @@ def search(
         },
     )
     if facets and not page.capped:
-        page.facets = facet_counts(*engine.matches(COUNT_CAP), using=base.db)
+        # Counted with the page, except past the end of a title-first window.
+        page.facets = found or facet_counts(*engine.matches(COUNT_CAP), using=base.db)
     return page
 
 
@@ -121,28 +124,34 @@ def _one_page(
     *,
     probe: bool = False,
     few: bool = False,
-) -> tuple[list[int], int]:
-    """A page of ids and how many match, counted up to COUNT_CAP + 1. `probe`: the page
-    is only wanted when there are more matches than that. `few`: COUNT_CAP or fewer
-    matches are expected (a TIERED engine scores them first, and orders them by title
-    only if there are more)."""
+    facets: bool = False,
+) -> tuple[list[int], int, dict[str, dict[str, int]] | None]:
+    """A page of ids, how many match (counted up to COUNT_CAP + 1) and, when `facets`
+    and they number COUNT_CAP or fewer, their facet counts from the same query (else
+    None). `probe`: the page is only wanted when there are more matches than that.
+    `few`: COUNT_CAP or fewer matches are expected (a TIERED engine scores them first,
+    and orders them by title only if there are more)."""
+
+    def scored(order: str) -> tuple[list[int], int, dict[str, dict[str, int]] | None]:
+        # One query pages through the window and counts it; past its end, a count alone.
+        if facets and not probe:
+            return engine.ranked_window_with_facets(offset, limit, COUNT_CAP + 1, order, COUNT_CAP)
+        ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=order)
+        return ids, engine.count(COUNT_CAP) if in_window is None else in_window, None
+
     if engine.TIERED and sort == "relevance" and few:
-        ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1)
-        if in_window is None:
-            return ids, engine.count(COUNT_CAP)
-        if in_window <= COUNT_CAP:
-            return ids, in_window
+        ids, counted, found = scored("relevance")
+        if counted <= COUNT_CAP:
+            return ids, counted, found
     if engine.TIERED and sort == "relevance":
         # Too many matches to score them all: the title matches first, within the window
         # that is counted. A window that holds every match is scored instead.
         ids, in_window = engine.title_first_window(offset, limit, COUNT_CAP + 1)
         if in_window is None:  # past the end
-            return ids, engine.count(COUNT_CAP)
+            return ids, engine.count(COUNT_CAP), None
         if in_window > COUNT_CAP or probe:
-            return ids, in_window
-    # One query pages through the window and counts it; past its end, a count alone.
-    ids, in_window = engine.ranked_window(offset, limit, COUNT_CAP + 1, order=sort)
-    return ids, engine.count(COUNT_CAP) if in_window is None else in_window
+            return ids, in_window, None
+    return scored(sort)
 
 
 def ranked_page(

@@ -26,6 +26,7 @@ from django.db import connections
 from django.db.models import BooleanField, FloatField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 
+from papers.search.facets import facet_selects, facets_from
 from papers.search.query import ParsedQuery, Term
 
 CANDIDATES = 5000
@@ -90,6 +91,33 @@ class Backend:
             params,
         )
         return [row[0] for row in rows], (rows[0][1] if rows else None)
+
+    def ranked_window_with_facets(
+        self, offset: int, limit: int, candidates: int, order: str, cap: int
+    ) -> tuple[list[int], int, dict[str, dict[str, int]] | None]:
+        """ranked_window() (with the window's count even past its end) and, from the
+        same query, the facet counts over the window when it holds `cap` matches or
+        fewer (None above): the matches are found once for the page, its count and its
+        facets."""
+        sql, params = self._window(candidates)
+        order_by = self.RELEVANCE if order == "relevance" else ORDERS[order]
+        rows = self._fetch(
+            f"WITH m AS MATERIALIZED ({sql}) "
+            "SELECT kind, value, n, position FROM ("
+            f"SELECT 'page' AS kind, '' AS value, id AS n, position FROM ("
+            f"SELECT id, ROW_NUMBER() OVER (ORDER BY {order_by}) AS position FROM m "
+            f"ORDER BY {order_by} LIMIT {int(limit)} OFFSET {int(offset)}) AS page "
+            "UNION ALL SELECT 'count', '', COUNT(*), 0 FROM m "
+            "UNION ALL SELECT facet, value, n, 0 FROM ("
+            f"{facet_selects(where=f'(SELECT COUNT(*) FROM m) <= {int(cap)}')}"
+            ") AS facets) AS answer",
+            params,
+        )
+        page = sorted((position, n) for kind, _, n, position in rows if kind == "page")
+        counted = next(n for kind, _, n, _ in rows if kind == "count")
+        facet_rows = [row[:3] for row in rows if row[0] not in ("page", "count")]
+        facets = facets_from(facet_rows) if counted <= cap else None
+        return [pk for _, pk in page], counted, facets
 
     def count(self, cap: int) -> int:
         """How many papers match, counting no further than cap + 1."""

@@ -4,7 +4,10 @@ code, each framework and each sample status.
 One query on either engine: the matches are computed once (a materialised CTE), then
 counted four ways. Shipping the ids to Python and back as `IN (…)` lists cost more than
 the counting at 10,000 matches, and a full-text match evaluated once per facet paid for
-the match (and a prefix term's expansion) four times.
+the match (and a prefix term's expansion) four times. A search page within the count
+cap counts them in the query that finds its page (Backend.ranked_window_with_facets,
+through facet_selects()), so the matches are found once for the page, its count and
+its facets.
 """
 
 from __future__ import annotations
@@ -14,26 +17,38 @@ from django.db import connections
 from papers.models import CodeLink, Paper, Sample
 
 
-def facet_counts(matches_sql: str, params, using: str) -> dict[str, dict[str, int]]:
-    """Counts over the papers `matches_sql` selects; it must give the columns id,
-    code_link_count and has_official_code, one row a paper."""
+def facet_selects(m: str = "m", where: str = "") -> str:
+    """The facet counts over a CTE `m` (columns id, code_link_count, has_official_code)
+    as UNION ALL'ed rows (facet, value, count). `where`: a condition every part must
+    meet too (the combined query of a search page counts facets only within the cap)."""
     codelinks, samples = CodeLink._meta.db_table, Sample._meta.db_table
-    sql = (
-        f"WITH m AS MATERIALIZED ({matches_sql}) "
-        "SELECT 'code', 'has_code', COUNT(*) FROM m WHERE code_link_count > 0 "
-        "UNION ALL SELECT 'code', 'official', COUNT(*) FROM m WHERE has_official_code "
+    also = f" AND {where}" if where else ""
+    return (
+        f"SELECT 'code' AS facet, 'has_code' AS value, COUNT(*) AS n FROM {m} "
+        f"WHERE code_link_count > 0{also} "
+        f"UNION ALL SELECT 'code', 'official', COUNT(*) FROM {m} WHERE has_official_code{also} "
         f"UNION ALL SELECT 'framework', framework, COUNT(DISTINCT paper_id) FROM {codelinks} "
-        "WHERE paper_id IN (SELECT id FROM m) AND framework <> '' GROUP BY framework "
+        f"WHERE paper_id IN (SELECT id FROM {m}) AND framework <> ''{also} GROUP BY framework "
         f"UNION ALL SELECT 'status', status, COUNT(DISTINCT paper_id) FROM {samples} "
-        "WHERE paper_id IN (SELECT id FROM m) GROUP BY status"
+        f"WHERE paper_id IN (SELECT id FROM {m}){also} GROUP BY status"
     )
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+
+
+def facets_from(rows) -> dict[str, dict[str, int]]:
+    """Rows (facet, value, count) as {facet: {value: count}}, largest counts first."""
     facets: dict[str, dict[str, int]] = {"code": {}, "framework": {}, "status": {}}
     for facet, value, n in sorted(rows, key=lambda row: (row[0], -row[2], row[1])):
         facets[facet][value] = n
     return facets
+
+
+def facet_counts(matches_sql: str, params, using: str) -> dict[str, dict[str, int]]:
+    """Counts over the papers `matches_sql` selects; it must give the columns id,
+    code_link_count and has_official_code, one row a paper."""
+    sql = f"WITH m AS MATERIALIZED ({matches_sql}) {facet_selects()}"
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        return facets_from(cursor.fetchall())
 
 
 def matches_of(base) -> tuple[str, tuple]:
