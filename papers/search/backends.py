@@ -26,7 +26,7 @@ from django.db import connections
 from django.db.models import BooleanField, FloatField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 
-from papers.search.facets import facet_selects, facets_from
+from papers.search.facets import FACET_COLUMNS, facet_selects, facets_from
 from papers.search.query import ParsedQuery, Term
 
 CANDIDATES = 5000
@@ -45,7 +45,8 @@ class Backend:
     # Whether a result set above the count cap is ordered by title_first_window() rather
     # than scored over a window of its first matches (see search()).
     TIERED = False
-    COLUMNS = ("id", "published", "code_link_count", "has_official_code")  # besides score
+    # Besides score: what the orders and the facets read (facets.facet_selects).
+    COLUMNS = ("id", "published", "code_link_count", "has_official_code", "sample_count")
 
     def __init__(self, parsed: ParsedQuery, base: QuerySet, narrowed_by: Sequence[QuerySet] = ()):
         self.parsed = parsed
@@ -68,14 +69,14 @@ class Backend:
 
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
         """SQL of the first `limit` matches by id, with the columns id, score
-        (NULL unless `score`), published, code_link_count and has_official_code."""
+        (NULL unless `score`) and the rest of COLUMNS."""
         raise NotImplementedError
 
     def matches(self, limit: int) -> tuple[str, tuple]:
-        """SQL of the first `limit` matches with the columns facets count (id,
-        code_link_count, has_official_code): see papers.search.facets."""
+        """SQL of the first `limit` matches with the columns facets count (FACET_COLUMNS,
+        see papers.search.facets)."""
         sql, params = self._window(limit, score=False)
-        return f"SELECT id, code_link_count, has_official_code FROM ({sql}) AS matches", params
+        return f"SELECT {', '.join(FACET_COLUMNS)} FROM ({sql}) AS matches", params
 
     def ranked_window(
         self, offset: int, limit: int, candidates: int = CANDIDATES, order: str = "relevance"
