@@ -88,7 +88,7 @@ def search(
         # has more matches than are counted, the words it may become add none that the
         # page would show: the word is searched for as typed.
         finished = engine.reading(parsed.finished())
-        ids, counted, found = _one_page(finished, sort, offset, limit, probe=True)
+        ids, counted, _ = _one_page(finished, sort, offset, limit, probe=True)  # no facets
         if counted > COUNT_CAP:
             engine, parsed = finished, finished.parsed
         else:

@@ -78,14 +78,21 @@ class Backend:
         sql, params = self._window(limit, score=False)
         return f"SELECT {', '.join(FACET_COLUMNS)} FROM ({sql}) AS matches", params
 
+    def _ordered_window(self, candidates: int, order: str) -> tuple[str, tuple, str]:
+        """The window's SQL and params, and the ORDER BY of a page over it. Only a
+        relevance order scores the window: newest first and most implementations read
+        its columns alone (bm25 reads every match of every word before its first row)."""
+        relevance = order == "relevance"
+        sql, params = self._window(candidates, score=relevance)
+        return sql, params, self.RELEVANCE if relevance else ORDERS[order]
+
     def ranked_window(
         self, offset: int, limit: int, candidates: int = CANDIDATES, order: str = "relevance"
     ) -> tuple[list[int], int | None]:
         """A page of ids ordered over the first `candidates` matches, and how many matches
         that window holds (at most `candidates`) from the same query; None when the page
         is past the end."""
-        sql, params = self._window(candidates)
-        order_by = self.RELEVANCE if order == "relevance" else ORDERS[order]
+        sql, params, order_by = self._ordered_window(candidates, order)
         rows = self._fetch(
             f"SELECT id, COUNT(*) OVER () FROM ({sql}) AS candidates ORDER BY {order_by} "
             f"LIMIT {int(limit)} OFFSET {int(offset)}",
@@ -100,8 +107,7 @@ class Backend:
         same query, the facet counts over the window when it holds `cap` matches or
         fewer (None above): the matches are found once for the page, its count and its
         facets."""
-        sql, params = self._window(candidates)
-        order_by = self.RELEVANCE if order == "relevance" else ORDERS[order]
+        sql, params, order_by = self._ordered_window(candidates, order)
         rows = self._fetch(
             f"WITH m AS MATERIALIZED ({sql}) "
             "SELECT kind, value, n, position FROM ("
