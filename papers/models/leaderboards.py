@@ -56,8 +56,14 @@ class LeaderboardManager(models.Manager):
 class Leaderboard(Record):
     """The results of one task on one dataset (the archive's `sota` block)."""
 
-    task = models.ForeignKey("Task", on_delete=models.CASCADE, related_name="leaderboards")
-    dataset = models.ForeignKey("Dataset", on_delete=models.CASCADE, related_name="leaderboards")
+    # No index of its own: leaderboard_unique starts with this column.
+    task = models.ForeignKey(
+        "Task", on_delete=models.CASCADE, related_name="leaderboards", db_index=False
+    )
+    # No index of its own: leaderboard_dataset_idx starts with this column.
+    dataset = models.ForeignKey(
+        "Dataset", on_delete=models.CASCADE, related_name="leaderboards", db_index=False
+    )
     parent = models.ForeignKey(
         "self",
         null=True,
@@ -102,7 +108,10 @@ class LeaderboardMetricManager(models.Manager):
 class LeaderboardMetric(models.Model):
     """A metric column of a leaderboard; the first one ranks the rows."""
 
-    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="metrics")
+    # No index of its own: leaderboardmetric_unique starts with this column.
+    leaderboard = models.ForeignKey(
+        Leaderboard, on_delete=models.CASCADE, related_name="metrics", db_index=False
+    )
     name = models.CharField(max_length=255)
     position = models.PositiveSmallIntegerField(default=0)
     lower_is_better = models.BooleanField(
@@ -150,14 +159,23 @@ class LeaderboardRow(Record):
     """One result row. Metrics are kept exactly as given (`metrics`) and, where a number
     can be read from them, parsed (`metric_values`) for ranking."""
 
-    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="rows")
+    # No index of its own: leaderboardrow_unique starts with this column.
+    leaderboard = models.ForeignKey(
+        Leaderboard, on_delete=models.CASCADE, related_name="rows", db_index=False
+    )
     row_key = models.CharField(
         max_length=64, help_text="Stable identity within the leaderboard, derived by the importer."
     )
     position = models.PositiveIntegerField(default=0, help_text="Order in the archive.")
     model_name = models.CharField(max_length=500, blank=True)
+    # No index of its own: leaderboardrow_paper_idx is the same index.
     paper = models.ForeignKey(
-        "Paper", null=True, blank=True, on_delete=models.SET_NULL, related_name="results"
+        "Paper",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="results",
+        db_index=False,
     )
     paper_title = models.CharField(
         max_length=1000, blank=True, help_text="As the archive gives it."

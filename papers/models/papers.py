@@ -230,8 +230,14 @@ class PaperAuthorManager(models.Manager):
 class PaperAuthor(models.Model):
     """The ordered author list: position 0 is the first author."""
 
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
-    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
+    # No index of its own: paperauthor_position_unique starts with this column.
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="authorships", db_index=False
+    )
+    # No index of its own: paperauthor_author_idx starts with this column.
+    author = models.ForeignKey(
+        Author, on_delete=models.CASCADE, related_name="authorships", db_index=False
+    )
     position = models.PositiveSmallIntegerField()
     name = models.CharField(
         max_length=500, blank=True, help_text="The name as this paper's record spells it."
@@ -331,8 +337,14 @@ class CodeLinkManager(models.Manager):
 class CodeLink(Record):
     """A paper ↔ repository link from the links-between-papers-and-code dump."""
 
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="code_links")
-    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="code_links")
+    # No index of its own: codelink_unique starts with this column.
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="code_links", db_index=False
+    )
+    # No index of its own: codelink_repository_idx starts with this column.
+    repository = models.ForeignKey(
+        Repository, on_delete=models.CASCADE, related_name="code_links", db_index=False
+    )
     is_official = models.BooleanField(default=False)
     mentioned_in_paper = models.BooleanField(default=False)
     mentioned_in_github = models.BooleanField(default=False)
@@ -391,7 +403,10 @@ class RelatedPaperManager(models.Manager.from_queryset(RelatedPaperQuerySet)):
 class RelatedPaper(models.Model):
     """One entry of a paper's "Related papers" list, computed by compute_related."""
 
-    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="related_entries")
+    # No index of its own: relatedpaper_unique starts with this column.
+    paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="related_entries", db_index=False
+    )
     related = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
     score = models.FloatField()
     rank = models.PositiveSmallIntegerField()

@@ -28,10 +28,19 @@ class Sample(models.Model):
     including ones our vocabularies do not know yet; the *_label properties show them.
     """
 
-    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="samples")
+    # No index of its own: sample_position_unique starts with this column.
+    paper = models.ForeignKey(
+        "Paper", on_delete=models.CASCADE, related_name="samples", db_index=False
+    )
     position = models.PositiveIntegerField(help_text="Order in the record.")
+    # No index of its own: sample_repository_idx starts with this column.
     repository = models.ForeignKey(
-        "Repository", null=True, blank=True, on_delete=models.SET_NULL, related_name="samples"
+        "Repository",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="samples",
+        db_index=False,
     )
     repo = models.CharField(max_length=500, help_text="owner/name as the report gives it.")
     repo_kind = models.CharField(
@@ -136,8 +145,9 @@ class ReportRepositoryManager(models.Manager):
 class ReportRepository(models.Model):
     """A repository the execution report read for a paper (the report's `repos`)."""
 
+    # No index of its own: reportrepository_unique starts with this column.
     paper = models.ForeignKey(
-        "Paper", on_delete=models.CASCADE, related_name="report_repositories"
+        "Paper", on_delete=models.CASCADE, related_name="report_repositories", db_index=False
     )
     repository = models.ForeignKey("Repository", on_delete=models.CASCADE, related_name="reports")
     provenance = models.CharField(max_length=255, blank=True)

@@ -65,7 +65,10 @@ class TaskEdgeManager(models.Manager):
 class TaskEdge(models.Model):
     """parent → subtask. A subtask may sit under several parents, so this is a graph."""
 
-    parent = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="child_edges")
+    # No index of its own: taskedge_unique starts with this column.
+    parent = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="child_edges", db_index=False
+    )
     child = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="parent_edges")
     position = models.PositiveIntegerField(default=0)
 
@@ -193,8 +196,14 @@ class PaperDatasetManager(PaperLinkManager):
 
 
 class PaperTask(models.Model):
-    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="task_links")
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="paper_links")
+    # No index of its own: papertask_unique starts with this column.
+    paper = models.ForeignKey(
+        "Paper", on_delete=models.CASCADE, related_name="task_links", db_index=False
+    )
+    # No index of its own: papertask_task_idx starts with this column.
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="paper_links", db_index=False
+    )
     position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
     name = models.CharField(
         max_length=500, blank=True, help_text="The name as this paper's record spells it."
@@ -220,8 +229,14 @@ class PaperTask(models.Model):
 
 
 class PaperMethod(models.Model):
-    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="method_links")
-    method = models.ForeignKey(Method, on_delete=models.CASCADE, related_name="paper_links")
+    # No index of its own: papermethod_unique starts with this column.
+    paper = models.ForeignKey(
+        "Paper", on_delete=models.CASCADE, related_name="method_links", db_index=False
+    )
+    # No index of its own: papermethod_method_idx starts with this column.
+    method = models.ForeignKey(
+        Method, on_delete=models.CASCADE, related_name="paper_links", db_index=False
+    )
     position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
     name = models.CharField(
         max_length=500, blank=True, help_text="The name as this paper's record spells it."
@@ -249,8 +264,14 @@ class PaperMethod(models.Model):
 
 
 class PaperDataset(models.Model):
-    paper = models.ForeignKey("Paper", on_delete=models.CASCADE, related_name="dataset_links")
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="paper_links")
+    # No index of its own: paperdataset_unique starts with this column.
+    paper = models.ForeignKey(
+        "Paper", on_delete=models.CASCADE, related_name="dataset_links", db_index=False
+    )
+    # No index of its own: paperdataset_dataset_idx starts with this column.
+    dataset = models.ForeignKey(
+        Dataset, on_delete=models.CASCADE, related_name="paper_links", db_index=False
+    )
     position = models.PositiveSmallIntegerField(default=0, help_text="Order in the record.")
 
     objects = PaperDatasetManager()
