@@ -271,6 +271,10 @@ RELATED_STATE_DIR = Path(env_str("RELATED_STATE_DIR", str(BASE_DIR / "var" / "re
 # /healthz gives up on the database after this long and answers 503.
 HEALTHZ_TIMEOUT_MS = env_int("HEALTHZ_TIMEOUT_MS", 1000, minimum=50)
 
+# SQLite: an import that defers the full-text index builds it in a helper process while
+# it writes (papers.archive.fts_side); false rebuilds it in the writer at the end.
+IMPORT_SIDE_INDEX = env_bool("IMPORT_SIDE_INDEX", True)
+
 if TESTING:
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}

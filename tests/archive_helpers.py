@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
+import sqlite3
 from pathlib import Path
 
 from django.apps import apps
@@ -82,3 +84,25 @@ def db_state() -> dict[str, list]:
             cleaned.append(json.dumps(fields, sort_keys=True, default=str))
         state[model.__name__] = sorted(cleaned)
     return state
+
+
+def fts_searches(path) -> dict[str, list[int]]:
+    """SQLite: what a set of searches finds in the database file, after FTS5's own
+    consistency check (which raises if the index and the papers disagree)."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('integrity-check')")
+        titles = [row[0] for row in db.execute("SELECT title FROM papers_paper ORDER BY id")]
+        words = sorted({w.strip(".,:;()").lower() for t in titles[::25] for w in t.split()})
+        terms = [w for w in words if w.isalpha()][:40]
+        terms += [w[:3] + "*" for w in terms[:10]]
+        return {
+            term: [
+                row[0]
+                for row in db.execute(
+                    "SELECT rowid FROM papers_paper_fts WHERE papers_paper_fts MATCH ? "
+                    "ORDER BY rowid",
+                    [f'"{term[:-1]}"*' if term.endswith("*") else f'"{term}"'],
+                )
+            ]
+            for term in terms
+        }

@@ -198,3 +198,39 @@ def migrated_sqlite(tmp_path_factory) -> Path:
     )
     assert result.returncode == 0, result.stderr
     return path
+
+
+@pytest.fixture(scope="session")
+def small_archive(tmp_path_factory) -> list[Path]:
+    """A synthetic archive of 1,500 papers, every kind of file, seed-shaped records
+    first (so later files update papers that earlier ones created)."""
+    out = tmp_path_factory.mktemp("archive")
+    subprocess.run(
+        [
+            sys.executable,
+            "bench/make_archive.py",
+            "--papers",
+            "1500",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+            "--format",
+            "json.gz",
+            "--jobs",
+            "1",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    order = [
+        "records",
+        "papers-with-abstracts",
+        "links-between-papers-and-code",
+        "evaluation-tables",
+        "methods",
+        "datasets",
+    ]
+    return [out / f"{name}.json.gz" for name in order]

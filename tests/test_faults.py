@@ -17,6 +17,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
+from tests.archive_helpers import fts_searches
 from tests.servers import (
     ROOT,
     PrivateCluster,
@@ -109,40 +110,6 @@ def test_site_answers_503_while_postgresql_is_stopped_and_recovers_by_itself(
 
 
 # --- an import killed halfway ------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def small_archive(tmp_path_factory) -> list[Path]:
-    out = tmp_path_factory.mktemp("archive")
-    subprocess.run(
-        [
-            sys.executable,
-            "bench/make_archive.py",
-            "--papers",
-            "1500",
-            "--seed",
-            "7",
-            "--out",
-            str(out),
-            "--format",
-            "json.gz",
-            "--jobs",
-            "1",
-        ],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    order = [
-        "records",
-        "papers-with-abstracts",
-        "links-between-papers-and-code",
-        "evaluation-tables",
-        "methods",
-        "datasets",
-    ]
-    return [out / f"{name}.json.gz" for name in order]
 
 
 class _Databases:
@@ -290,6 +257,12 @@ def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
         expected, repaired = _states(whole, killed)
         assert sum(len(rows) for rows in expected.values()) > total
         assert repaired == expected
+        if databases.engine == "sqlite3":  # and the search index is the uninterrupted one's
+            assert fts_searches(killed.removeprefix("sqlite:///")) == fts_searches(
+                whole.removeprefix("sqlite:///")
+            )
+            # The killed import's scratch full-text database went with the next run.
+            assert [p.name for p in tmp_path.iterdir() if "-fts-build-" in p.name] == []
     finally:
         databases.drop()
 

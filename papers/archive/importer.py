@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
 from papers.archive import indexes as bulk_indexes
+from papers.archive.fts_side import SideIndex
 from papers.archive.loader import Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
@@ -36,6 +38,9 @@ LOADERS = {
     "evaluation-tables": "evaluations",
 }
 IMPORT_CACHE_KIB = 128 * 1024
+IMPORT_CHECKPOINT_PAGES = (
+    100_000  # SQLite: checkpoint the WAL every ~400 MB (1,000 pages by default)
+)
 
 # The model a rejected record of each kind is counted under in the summary.
 KIND_MODEL = {
@@ -85,13 +90,21 @@ class IndexPlan:
     papers.search.index) and built when the import ends. So an import into an empty
     database defers from its first batch, and a re-import or an update of a few papers
     keeps the index per batch. An import that finds the index deferred (one before it
-    was killed) keeps it deferred and builds it at its end."""
+    was killed) keeps it deferred and builds it at its end.
 
-    def __init__(self, loader: Loader, dry_run: bool):
+    On SQLite a deferred full-text index is built meanwhile by a helper process
+    (papers.archive.fts_side) that learns each commit's papers from `committed()`."""
+
+    def __init__(self, loader: Loader, dry_run: bool, report: Callable[[str], None]):
         self.loader = loader
         self.dry_run = dry_run
+        self.report = report
+        self.side: SideIndex | None = None
+        self.outcome = ""
         loader.index_deferred = self.deferred()
         self.existing = 0 if loader.index_deferred else Paper.objects.count()
+        if loader.index_deferred and not dry_run:
+            self._start_side()
 
     @staticmethod
     def deferred() -> bool:
@@ -104,6 +117,17 @@ class IndexPlan:
             search_index.defer()
             bulk_indexes.drop()
             self.loader.index_deferred = True
+            self._start_side()
+
+    def _start_side(self) -> None:
+        if settings.IMPORT_SIDE_INDEX and search_index.deferred():
+            self.side = SideIndex.start(connection)
+
+    def committed(self) -> None:
+        """A batch (or a --strict file) has committed: the side index learns its papers."""
+        added, changed = self.loader.take_text_writes()
+        if self.side is not None:
+            self.side.send(added, changed)
 
     def rolled_back(self) -> None:
         """--strict rolled a file back, and with it a deferral it may have begun."""
@@ -112,9 +136,28 @@ class IndexPlan:
     def finish(self) -> None:
         if self.loader.index_deferred and not self.dry_run:
             bulk_indexes.build()
+            self.outcome = "built at the end"
             if search_index.deferred():
-                search_index.build()
+                side = self.side
+                if side is not None and side.finish(connection, search_index.end_deferral):
+                    self.outcome = (
+                        f"built beside the import ({side.corrected:,} papers re-indexed "
+                        "at the end)"
+                    )
+                else:
+                    if side is not None:
+                        self.report(
+                            f"the full-text index built beside the import failed "
+                            f"({side.failed}); rebuilding it"
+                        )
+                    search_index.build()
             self.loader.index_deferred = False
+        elif not self.dry_run:
+            self.outcome = "kept up to date batch by batch"
+
+    def close(self) -> None:
+        if self.side is not None:
+            self.side.close()
 
 
 class StrictStop(Exception):
@@ -155,6 +198,7 @@ class ImportResult:
     files: list[FileResult] = field(default_factory=list)
     rejections: int = 0
     elapsed: float = 0.0
+    search_index: str = ""  # how the import kept the search index (the summary says)
 
     @property
     def records(self) -> int:
@@ -199,9 +243,13 @@ def import_files(
     loader = Loader(overwrite_edits=overwrite_edits)
     if connection.vendor == "sqlite":
         # A bigger page cache for this connection: an archive import walks B-trees (slug,
-        # author and FTS indexes) far larger than SQLite's 2 MB default.
+        # author and FTS indexes) far larger than SQLite's 2 MB default. And fewer WAL
+        # checkpoints: each copies every page the batches since the last one changed
+        # into the database (the default, every 4 MB of WAL, was after every batch), so
+        # a page that each batch changes was written twice a batch.
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
+            cursor.execute(f"PRAGMA wal_autocheckpoint = {IMPORT_CHECKPOINT_PAGES}")
     elif connection.vendor == "postgresql":
         # A batch is durable once PostgreSQL has it, whatever becomes of this process;
         # not waiting for each commit's WAL flush lets the server get on with the next.
@@ -211,8 +259,13 @@ def import_files(
     parser = Parser([Path(p) for p in paths], kind, workers)
     started = time.monotonic()
     invalidator = CacheInvalidator()
-    committed = (lambda: None) if dry_run else invalidator.committed
-    index = IndexPlan(loader, dry_run)
+    index = IndexPlan(loader, dry_run, report)
+
+    def committed() -> None:
+        if not dry_run:
+            invalidator.committed()
+            index.committed()
+
     statistics = Statistics(enabled=not dry_run)
     # One transaction per batch; --dry-run wraps everything in one and rolls it back.
     try:
@@ -245,11 +298,16 @@ def import_files(
     except _DryRun:
         pass
     finally:
+        index.close()
         invalidator.flush()
+        if connection.vendor == "sqlite":
+            with connection.cursor() as cursor:
+                cursor.execute("PRAGMA wal_autocheckpoint = 1000")  # SQLite's default
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("RESET synchronous_commit")
     result.stats = loader.stats
+    result.search_index = index.outcome
     result.elapsed = time.monotonic() - started
     return result
 

@@ -119,6 +119,10 @@ class Loader:
         self.filled: dict[tuple, dict[Any, int]] = defaultdict(dict)
         # The full-text index is built at the end of the import (search.index.defer()).
         self.index_deferred = False
+        # While it is: the papers inserted and changed since the last commit, for
+        # papers.archive.fts_side (see take_text_writes()).
+        self.text_added: list[int] = []
+        self.text_changed: list[int] = []
 
     # --- generic upsert ----------------------------------------------------------------
 
@@ -209,6 +213,14 @@ class Loader:
     def forget(self) -> None:
         """The caller rolled back writes (--strict): ids remembered from them are void."""
         self.filled.clear()
+        self.take_text_writes()
+
+    def take_text_writes(self) -> tuple[list[int], list[int]]:
+        """The papers inserted and changed while the index was deferred, since the last
+        call (the importer calls it after each commit)."""
+        out = self.text_added, self.text_changed
+        self.text_added, self.text_changed = [], []
+        return out
 
     # --- papers -------------------------------------------------------------------------
 
@@ -306,6 +318,8 @@ class Loader:
                 )
                 ids.update((row[0], i) for i, row in zip(new_ids, new, strict=True))
                 index.add(new_ids)
+                if self.index_deferred:
+                    self.text_added.extend(new_ids)
             if changed:
                 if search_index.needs_old_text() and not self.index_deferred:
                     index.change(_old_text([row[-1] for row in changed]))
@@ -314,6 +328,8 @@ class Loader:
                     ["source_rank", "date_uncertain", "author_names", "updated_at", *written],
                     changed,
                 )
+                if self.index_deferred:
+                    self.text_changed.extend(row[-1] for row in changed)
         self.stats.add("Paper", "created", len(new))
         self.stats.add("Paper", "updated", len(changed))
         self.touched_papers.update(ids.values())

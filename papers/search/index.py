@@ -70,7 +70,7 @@ def build() -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute("INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('rebuild')")
-            cursor.execute("DELETE FROM papers_fts_pause WHERE reason = 'deferred'")
+            end_deferral()
         else:
             # CREATE INDEX refuses a table with deferred foreign-key checks still pending
             # (an import run inside a caller's transaction): run them now.
@@ -78,6 +78,12 @@ def build() -> None:
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
             cursor.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
             cursor.execute(GIN_SQL)
+
+
+def end_deferral() -> None:
+    """SQLite: the triggers keep the index again (in the transaction that built it)."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM papers_fts_pause WHERE reason = 'deferred'")
 
 
 @contextmanager

@@ -112,6 +112,8 @@ class Command(BaseCommand):
             if f.error:
                 line += f", NOT FULLY IMPORTED: {f.error}"
             out.write(line)
+        if result.search_index:
+            out.write(f"Search index: {result.search_index}.")
         if not result.stats.total("created") and not result.stats.total("updated"):
             out.write("Nothing changed: every record was already up to date.")
         if dry_run:

@@ -1,0 +1,135 @@
+"""SQLite: a bulk import's full-text index built beside it (papers.archive.fts_side)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+import pytest
+from django.db import connection, transaction
+
+from papers.archive import fts_side
+from papers.models import Paper
+from papers.search import search
+from tests.archive_helpers import fts_searches, run_import, write
+from tests.servers import manage, production_env
+from tests.test_import_archive import PAPERS
+
+pytestmark = pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 index is SQLite's")
+
+
+def test_a_bulk_import_builds_the_search_index_beside_it_as_a_rebuild_would(
+    tmp_path, small_archive, migrated_sqlite
+):
+    """Into an empty file database the index is built by a helper process while the
+    import writes, and ends up exactly the index a rebuild gives; no scratch file stays."""
+    beside, rebuilt = tmp_path / "beside.sqlite3", tmp_path / "rebuilt.sqlite3"
+    for path in (beside, rebuilt):
+        shutil.copy(migrated_sqlite, path)
+    args = ("import_archive", *map(str, small_archive), "--batch-size", "200")
+    done = manage(*args, env=production_env(DATABASE_URL=f"sqlite:///{beside}"))
+    assert done.returncode == 0, done.stderr
+    assert "Search index: built beside the import (0 papers re-indexed at the end)." in done.stdout
+    env = production_env(DATABASE_URL=f"sqlite:///{rebuilt}", IMPORT_SIDE_INDEX="false")
+    done = manage(*args, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Search index: built at the end." in done.stdout
+
+    found = fts_searches(beside)
+    assert found == fts_searches(rebuilt)
+    assert sum(map(len, found.values())) > 100  # the searches find things
+    assert [p.name for p in tmp_path.iterdir() if fts_side.SIDE_SUFFIX in p.name] == []
+
+    # A re-import keeps the index batch by batch, as before.
+    done = manage(*args, env=production_env(DATABASE_URL=f"sqlite:///{beside}"))
+    assert "Search index: kept up to date batch by batch." in done.stdout
+
+
+@pytest.mark.django_db(transaction=True)
+def test_papers_changed_behind_the_helper_are_reindexed_before_its_index_is_copied(tmp_path):
+    """Staff edits while the triggers stood aside, a paper deleted, one never sent: the
+    writer compares the helper's text with the papers and re-indexes what differs."""
+    run_import(write(tmp_path / "p.json", PAPERS))
+    first, second = Paper.objects.order_by("id")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sql FROM sqlite_master WHERE name = 'papers_paper_fts'")
+        ddl = cursor.fetchone()[0]
+    side = tmp_path / "side.sqlite3"
+    with sqlite3.connect(side) as db:
+        db.execute(fts_side.side_ddl(ddl))
+        db.execute(  # the first paper as it was before a staff edit
+            "INSERT INTO papers_paper_fts (rowid, title, abstract, author_names) "
+            "VALUES (?, 'An old title', ?, ?)",
+            [first.id, first.abstract, first.author_names],
+        )
+        db.execute(  # a paper deleted since
+            "INSERT INTO papers_paper_fts (rowid, title, abstract, author_names) "
+            "VALUES (99999, 'Deleted paper', '', '')"
+        )  # and the second paper was never sent
+    with connection.cursor() as cursor:
+        cursor.execute("ATTACH DATABASE %s AS fts_side", [str(side)])
+    try:
+        with transaction.atomic():
+            assert fts_side.correct_and_copy(connection, "fts_side") == 3
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DETACH DATABASE fts_side")
+    connection.close()
+
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('integrity-check')")
+
+    def found(text):
+        return search(text, Paper.objects.all()).total
+
+    assert found("attention ") == 1 and found(second.title.split()[0] + " ") >= 1
+    assert found("old title ") == 0 and found("deleted ") == 0
+
+
+def test_a_failing_helper_leaves_the_deferral_for_the_rebuild(tmp_path):
+    """If the helper fails, finish() says so and copies nothing; close() cleans up."""
+    main = tmp_path / "main.sqlite3"
+    sqlite3.connect(main).close()
+    side = fts_side.SideIndex(str(main), "CREATE VIRTUAL TABLE broken USING no_such_module()")
+    side.process.start()
+    ended = []
+    assert side.finish(None, lambda: ended.append(True)) is False
+    assert "no such module" in side.failed and ended == []
+    side.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["main.sqlite3"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_import_rebuilds_the_index_when_the_helper_fails(tmp_path, monkeypatch):
+    from papers.archive import importer
+
+    def broken_helper(connection):
+        side = fts_side.SideIndex(str(tmp_path / "x.sqlite3"), "CREATE TABLE (")
+        side.process.start()
+        return side
+
+    monkeypatch.setattr(importer.SideIndex, "start", broken_helper)
+    status, out, err = run_import(write(tmp_path / "p.json", PAPERS))
+    assert status == 0
+    assert "the full-text index built beside the import failed" in err
+    assert "Search index: built at the end." in out
+    assert search("attention ", Paper.objects.all()).total == 1
+
+
+@pytest.mark.parametrize(
+    "ddl, expected",
+    [
+        (
+            "CREATE VIRTUAL TABLE t USING fts5(\n a, b,\n content='papers_paper', "
+            "content_rowid='id',\n tokenize='porter unicode61', prefix='2 3'\n)",
+            "CREATE VIRTUAL TABLE t USING fts5(\n a, b,\n tokenize='porter unicode61', "
+            "prefix='2 3'\n)",
+        ),
+        (
+            "CREATE VIRTUAL TABLE t USING fts5(a, b, content='c', content_rowid='id')",
+            "CREATE VIRTUAL TABLE t USING fts5(a, b)",
+        ),
+    ],
+)
+def test_the_helpers_table_is_the_main_one_storing_its_own_text(ddl, expected):
+    assert fts_side.side_ddl(ddl) == expected
