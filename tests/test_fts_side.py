@@ -91,7 +91,6 @@ def test_a_failing_helper_leaves_the_deferral_for_the_rebuild(tmp_path):
     main = tmp_path / "main.sqlite3"
     sqlite3.connect(main).close()
     side = fts_side.SideIndex(str(main), "CREATE VIRTUAL TABLE broken USING no_such_module()")
-    side.process.start()
     ended = []
     assert side.finish(None, lambda: ended.append(True)) is False
     assert "no such module" in side.failed and ended == []
@@ -104,9 +103,7 @@ def test_the_import_rebuilds_the_index_when_the_helper_fails(tmp_path, monkeypat
     from papers.archive import importer
 
     def broken_helper(connection):
-        side = fts_side.SideIndex(str(tmp_path / "x.sqlite3"), "CREATE TABLE (")
-        side.process.start()
-        return side
+        return fts_side.SideIndex(str(tmp_path / "x.sqlite3"), "CREATE TABLE (")
 
     monkeypatch.setattr(importer.SideIndex, "start", broken_helper)
     status, out, err = run_import(write(tmp_path / "p.json", PAPERS))
