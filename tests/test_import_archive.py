@@ -414,6 +414,20 @@ def test_strict_stops_at_first_bad_record_and_rolls_the_file_back(tmp_path):
     assert not Paper.objects.exists()
 
 
+def _bad_deflate_block() -> bytes:
+    """A gzip file whose first deflate block has the reserved block type 3."""
+    data = bytearray(gzip.compress(json.dumps(PAPERS).encode()))
+    data[10] = 0x07  # BFINAL=1, BTYPE=11 (the header is 10 bytes: no name, no extra)
+    return bytes(data)
+
+
+def _bad_gzip_checksum() -> bytes:
+    """A gzip file that decompresses whole but whose CRC-32 does not match."""
+    data = bytearray(gzip.compress(json.dumps(PAPERS).encode()))
+    data[-8] ^= 0xFF
+    return bytes(data)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -429,6 +443,8 @@ def test_strict_stops_at_first_bad_record_and_rolls_the_file_back(tmp_path):
             )[:60],
             "cannot decompress",
         ),
+        (_bad_deflate_block(), "cannot decompress"),
+        (_bad_gzip_checksum(), "cannot decompress"),
         (b'[{"colour": "red"}]', "cannot tell which archive file this is"),
         (b"PAR1garbage", "not a readable Parquet file"),
     ],
