@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +97,7 @@ class ArchiveReader:
         try:
             with self._open() as stream:
                 yield from self._json_items(stream)
-        except (OSError, EOFError, zlib.error, isal_zlib.error) as exc:
+        except (OSError, EOFError, isal_zlib.error) as exc:  # BadGzipFile is an OSError
             raise ArchiveFileError(
                 self.path, f"cannot decompress near byte {self.offset}: {exc}"
             ) from None
