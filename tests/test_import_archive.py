@@ -19,6 +19,7 @@ from papers.models import (
     LeaderboardRow,
     Method,
     Paper,
+    PaperAuthor,
     Repository,
     Sample,
     Task,
@@ -689,9 +690,7 @@ def test_strict_stop_in_one_file_still_imports_the_next(tmp_path, workers):
     ]
 
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="PostgreSQL only"
-)
+postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only")
 
 
 def _analyzed(monkeypatch) -> list[tuple[str, bool]]:
@@ -817,8 +816,11 @@ def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
     monkeypatch.setattr(indexes, "build", killed)
     with pytest.raises(KeyboardInterrupt):
         run_import(write(tmp_path / "p.json", PAPERS))
-    assert seen == [sorted(indexes.statements())]  # every one of them was deferred
+    # Every one of them was deferred (and, on PostgreSQL, the list tables' foreign keys).
+    assert seen == [sorted([*indexes.statements(), *indexes.foreign_keys()])]
     assert "paperauthor_author_idx" in seen[0] and "paper_arxiv_idx" not in seen[0]
+    if connection.vendor == "postgresql":
+        assert "papers_paperauthor_paper_id_9a9a2a22_fk_papers_paper_id" in seen[0]
     assert sorted(indexes.missing()) == seen[0]
     monkeypatch.setattr(indexes, "build", real_build)
 
@@ -829,3 +831,55 @@ def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
     monkeypatch.setattr(indexes, "drop", lambda: seen.append("dropped"))
     run_import(write(tmp_path / "p.json", PAPERS))
     assert seen[1:] == [] and indexes.missing() == []
+
+
+def _foreign_key_definitions() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT conname, pg_get_constraintdef(oid) || (CASE WHEN convalidated "
+            "THEN '' ELSE ' NOT VALID' END) FROM pg_constraint WHERE contype = 'f' "
+            "AND connamespace = current_schema()::regnamespace"
+        )
+        return dict(cursor.fetchall())
+
+
+@postgres_only
+def test_a_bulk_import_adds_the_foreign_keys_back_as_the_migrations_made_them(tmp_path):
+    """PostgreSQL checks the list tables' foreign keys once at the end of a bulk import
+    (not one deferred check per row at every COMMIT) and leaves them as they were."""
+    from papers.archive import indexes
+
+    before = _foreign_key_definitions()
+    assert set(indexes.foreign_keys()) <= set(before)
+    status, _, err = run_import(
+        write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
+    )
+    assert status == 0, err
+    assert _foreign_key_definitions() == before
+    assert (
+        "DEFERRABLE INITIALLY DEFERRED"
+        in before["papers_codelink_paper_id_3059f648_fk_papers_paper_id"]
+    )
+
+
+@postgres_only
+def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_return(
+    tmp_path,
+):
+    """A paper deleted while an import had the keys down leaves its author rows pointing
+    at nothing; the key would have refused them, so they go, and the key comes back."""
+    from papers.archive import indexes
+
+    status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
+    assert status == 0, err
+    indexes.drop()
+    paper = Paper.objects.get(slug="attention-is-all-you-need")
+    authors = PaperAuthor.objects.filter(paper=paper).count()
+    total = PaperAuthor.objects.count()
+    with connection.cursor() as cursor:  # what a delete racing the import leaves behind
+        cursor.execute("DELETE FROM papers_paper WHERE id = %s", [paper.id])
+    assert authors and PaperAuthor.objects.count() == total
+    indexes.build()
+    assert indexes.missing() == []
+    assert PaperAuthor.objects.count() == total - authors
+    assert not PaperAuthor.objects.filter(paper_id=paper.id).exists()

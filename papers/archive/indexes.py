@@ -18,11 +18,22 @@ The statements come from the models (Django's own index SQL, the names the migra
 gave), so an index is "deferred" exactly when the models declare it and the database
 lacks it: an import killed before `build()` leaves them missing, and the next import's
 IndexPlan sees that and builds them when it ends.
+
+On PostgreSQL the same tables' foreign keys wait too (`foreign_keys()`). Django makes
+them DEFERRABLE INITIALLY DEFERRED, so every row a batch inserted queued a check that
+ran at COMMIT, one index probe of the referenced table per row: a tenth of the server's
+time in a full import (~100 s of COMMIT in 914 s, bench/README.md). Added back at the
+end, each is checked by one join over the whole table. The import writes a row only
+with the row it references (in the same batch or before), so the check finds nothing;
+rows left pointing at nothing by a paper deleted while the keys were away (which the
+key would have refused) are deleted before the key is added again.
 """
 
 from __future__ import annotations
 
-from django.db import connection, transaction
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
 
 from papers.models import CodeLink, Paper, PaperAuthor, PaperMethod, PaperTask
 
@@ -31,6 +42,8 @@ from papers.models import CodeLink, Paper, PaperAuthor, PaperMethod, PaperTask
 MODELS = (Paper, PaperAuthor, PaperTask, PaperMethod, CodeLink)
 KEEP = {"paper_arxiv_idx"}
 SQLITE_MODELS = (PaperAuthor, PaperTask, PaperMethod, CodeLink)  # see the module's docstring
+FOREIGN_KEY_MODELS = (PaperAuthor, PaperTask, PaperMethod, CodeLink)  # PostgreSQL only
+FK_SUFFIX = "_fk_%(to_table)s_%(to_column)s"  # as Django's migrations name them
 BUILD_MEMORY = "1GB"  # maintenance_work_mem while they are built (PostgreSQL)
 SQLITE_BUILD_CACHE_KIB = 16 * 1024  # SQLite's page cache (and so sort memory) from then on
 # Indexes whose PostgreSQL definition a migration made differently from the model's
@@ -58,6 +71,56 @@ def statements() -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class ForeignKey:
+    table: str
+    column: str
+    to_table: str
+    to_column: str
+    sql: str  # ALTER TABLE … ADD CONSTRAINT …, as the migrations made it
+
+
+def foreign_keys() -> dict[str, ForeignKey]:
+    """PostgreSQL: {constraint name: ForeignKey} of the deferrable foreign keys."""
+    if connection.vendor != "postgresql":
+        return {}
+    editor = connection.SchemaEditorClass(connection, collect_sql=True)
+    out = {}
+    for model in FOREIGN_KEY_MODELS:
+        for field in model._meta.local_concrete_fields:
+            if field.remote_field is None or not field.db_constraint:
+                continue
+            statement = editor._create_fk_sql(model, field, FK_SUFFIX)
+            target = field.target_field
+            out[str(statement.parts["name"]).strip('"')] = ForeignKey(
+                model._meta.db_table,
+                field.column,
+                target.model._meta.db_table,
+                target.column,
+                str(statement),
+            )
+    return out
+
+
+def _present_keys(names: list[str]) -> set[str]:
+    """The named foreign keys that exist and are validated."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT conname FROM pg_constraint WHERE contype = 'f' AND convalidated "
+            "AND connamespace = current_schema()::regnamespace AND conname = ANY(%s)",
+            [names],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _missing_keys() -> list[str]:
+    keys = foreign_keys()
+    if not keys:
+        return []
+    present = _present_keys(list(keys))
+    return [name for name in keys if name not in present]
+
+
 def _present(names: list[str]) -> set[str]:
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
@@ -75,8 +138,7 @@ def _present(names: list[str]) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def missing() -> list[str]:
-    """The deferrable indexes the database lacks (an import deferred them)."""
+def _missing_indexes() -> list[str]:
     wanted = statements()
     if not wanted:
         return []
@@ -84,26 +146,62 @@ def missing() -> list[str]:
     return [name for name in wanted if name not in present]
 
 
+def missing() -> list[str]:
+    """The deferrable indexes and foreign keys the database lacks (an import deferred
+    them)."""
+    return _missing_indexes() + _missing_keys()
+
+
+def _run_pending_checks(cursor) -> None:
+    """PostgreSQL refuses DDL on a table with deferred foreign-key checks still pending
+    (an import run inside a caller's transaction): run them now."""
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+
 def drop() -> None:
-    """Drop the deferrable indexes (committed at once)."""
+    """Drop the deferrable indexes and foreign keys (committed at once)."""
     quote = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            _run_pending_checks(cursor)
         for name in statements():
             cursor.execute(f"DROP INDEX IF EXISTS {quote(name)}")
+        for name, key in foreign_keys().items():
+            cursor.execute(
+                f"ALTER TABLE {quote(key.table)} DROP CONSTRAINT IF EXISTS {quote(name)}"
+            )
+
+
+def _add_key(cursor, name: str, key: ForeignKey) -> None:
+    """Add a foreign key back (validating it), first deleting the rows that point at
+    nothing if there are any."""
+    quote = connection.ops.quote_name
+    table, column = quote(key.table), quote(key.column)
+    # missing() counts a key left NOT VALID as missing: replace it with a validated one.
+    cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT IF EXISTS {quote(name)}")
+    try:
+        with transaction.atomic():
+            cursor.execute(key.sql)
+    except IntegrityError:
+        cursor.execute(
+            f"DELETE FROM {table} c WHERE c.{column} IS NOT NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM {quote(key.to_table)} t WHERE t.{quote(key.to_column)} = c.{column})"
+        )
+        cursor.execute(key.sql)
 
 
 def build() -> None:
-    """Create the deferrable indexes the database lacks, in one transaction."""
+    """Create the deferrable indexes and foreign keys the database lacks, in one
+    transaction."""
     wanted = statements()
-    todo = missing()
-    if not todo:
+    todo = _missing_indexes()
+    keys = _missing_keys()
+    if not todo and not keys:
         return
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            # CREATE INDEX refuses a table with deferred foreign-key checks still
-            # pending (an import run inside a caller's transaction): run them now.
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+            _run_pending_checks(cursor)
             cursor.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
         else:
             # Each CREATE INDEX sorts in memory up to the page cache's size, beside the
@@ -112,3 +210,6 @@ def build() -> None:
             cursor.execute(f"PRAGMA cache_size = -{SQLITE_BUILD_CACHE_KIB}")
         for name in todo:
             cursor.execute(wanted[name])
+        every_key = foreign_keys()
+        for name in keys:
+            _add_key(cursor, name, every_key[name])
