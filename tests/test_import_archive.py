@@ -758,6 +758,12 @@ def test_an_import_compresses_long_abstracts_with_lz4_and_resets_the_setting(tmp
     """PostgreSQL: the import's own session writes its TOAST values with LZ4 (half the
     CPU of pglz at archive scale); the connection goes back to the server's default."""
     with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 'lz4' = ANY(enumvals) FROM pg_settings "
+            "WHERE name = 'default_toast_compression'"
+        )
+        if not cursor.fetchone()[0]:
+            pytest.skip("this PostgreSQL was built without LZ4 (the import keeps pglz)")
         cursor.execute("SHOW default_toast_compression")
         default = cursor.fetchone()[0]
     paper = {"paper_url": "https://paperswithcode.com/paper/long", "title": "Long",

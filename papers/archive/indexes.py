@@ -113,14 +113,6 @@ def _present_keys(names: list[str]) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def _missing_keys() -> list[str]:
-    keys = foreign_keys()
-    if not keys:
-        return []
-    present = _present_keys(list(keys))
-    return [name for name in keys if name not in present]
-
-
 def _present(names: list[str]) -> set[str]:
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
@@ -138,18 +130,18 @@ def _present(names: list[str]) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def _missing_indexes() -> list[str]:
-    wanted = statements()
+def _lacking(wanted: dict, present) -> list[str]:
+    """The names in `wanted` that `present(names)` does not return (in `wanted`'s order)."""
     if not wanted:
         return []
-    present = _present(list(wanted))
-    return [name for name in wanted if name not in present]
+    found = present(list(wanted))
+    return [name for name in wanted if name not in found]
 
 
 def missing() -> list[str]:
     """The deferrable indexes and foreign keys the database lacks (an import deferred
     them)."""
-    return _missing_indexes() + _missing_keys()
+    return _lacking(statements(), _present) + _lacking(foreign_keys(), _present_keys)
 
 
 def _run_pending_checks(cursor) -> None:
@@ -194,9 +186,9 @@ def _add_key(cursor, name: str, key: ForeignKey) -> None:
 def build() -> None:
     """Create the deferrable indexes and foreign keys the database lacks, in one
     transaction."""
-    wanted = statements()
-    todo = _missing_indexes()
-    keys = _missing_keys()
+    wanted, every_key = statements(), foreign_keys()
+    todo = _lacking(wanted, _present)
+    keys = _lacking(every_key, _present_keys)
     if not todo and not keys:
         return
     with transaction.atomic(), connection.cursor() as cursor:
@@ -210,6 +202,5 @@ def build() -> None:
             cursor.execute(f"PRAGMA cache_size = -{SQLITE_BUILD_CACHE_KIB}")
         for name in todo:
             cursor.execute(wanted[name])
-        every_key = foreign_keys()
         for name in keys:
             _add_key(cursor, name, every_key[name])
