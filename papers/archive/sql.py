@@ -128,11 +128,17 @@ def insert_rows(
     *,
     ignore_conflicts: bool = False,
     complete: bool = True,
+    raw: Sequence[str] = (),
 ) -> int:
-    """INSERT rows (tuples in `names` order); other columns get their defaults."""
+    """INSERT rows (tuples in `names` order, then the values of the `raw` columns, which
+    the model does not declare and which go to the database as they are); other columns
+    get their defaults."""
     rows = list(rows)
     if not rows:
         return 0
+    if raw:
+        extra = [row[len(names) :] for row in rows]
+        rows = [row[: len(names)] for row in rows]
     fields = _columns(model, names)
     prepared = _prepare(fields, rows)
     if complete:
@@ -144,11 +150,14 @@ def insert_rows(
         prepared = [row + tail for row in prepared]
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
-    columns = ", ".join(quote(f.column) for f in fields)
+    columns = ", ".join([*(quote(f.column) for f in fields), *map(quote, raw)])
+    if raw:
+        prepared = [row + more for row, more in zip(prepared, extra, strict=True)]
     if connection.vendor == "postgresql":
         _copy_in(table, columns, prepared, ignore_conflicts=ignore_conflicts)
         return len(rows)
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({', '.join(_placeholder(f) for f in fields)})"
+    placeholders = [*(_placeholder(f) for f in fields), *(["%s"] * len(raw))]
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({', '.join(placeholders)})"
     if ignore_conflicts:
         sql += " ON CONFLICT DO NOTHING"
     with connection.cursor() as cursor:
