@@ -11,7 +11,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -21,8 +21,9 @@ from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
 from papers.archive import indexes as bulk_indexes
+from papers.archive import vectors
 from papers.archive.fts_side import SideIndex
-from papers.archive.loader import Loader, Stats
+from papers.archive.loader import PAPER_DEFAULTS, Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
 from papers.archive.statistics import Statistics
@@ -118,6 +119,18 @@ class IndexPlan:
             bulk_indexes.drop()
             self.loader.index_deferred = True
             self._start_side()
+
+    def vectors_ahead(self) -> bool:
+        """PostgreSQL: whether papers' search vectors are computed on a second connection
+        while the writer works (papers.archive.vectors); `wants_vectors()` says, chunk by
+        chunk, whether they are still worth computing."""
+        postgresql = connection.vendor == "postgresql"
+        return postgresql and settings.IMPORT_SIDE_INDEX and not self.dry_run
+
+    def wants_vectors(self) -> bool:
+        # An import that mostly adds papers inserts most of them; one into a full
+        # database (a re-import) would compute vectors for papers it never inserts.
+        return self.existing == 0 or self.loader.index_deferred
 
     def _start_side(self) -> None:
         if settings.IMPORT_SIDE_INDEX and search_index.deferred():
@@ -266,6 +279,9 @@ def import_files(
             )
             if cursor.fetchone():
                 cursor.execute("SET default_toast_compression = 'lz4'")
+            # The papers' trigger keeps a search vector given with a new row: the import
+            # gives those computed on a second connection (papers.archive.vectors).
+            cursor.execute("SET cwp.search_vectors_given = on")
     # Forked now, while this process is small (see papers.archive.pipeline.Parser).
     parser = Parser([Path(p) for p in paths], kind, workers)
     started = time.monotonic()
@@ -318,6 +334,7 @@ def import_files(
             with connection.cursor() as cursor:
                 cursor.execute("RESET synchronous_commit")
                 cursor.execute("RESET default_toast_compression")
+                cursor.execute("RESET cwp.search_vectors_given")
     result.stats = loader.stats
     result.search_index = index.outcome
     result.elapsed = time.monotonic() - started
@@ -371,21 +388,27 @@ def _import_file(
     try:
         with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
             size = batch_size
-            for event in parsed(position):
-                tag = event[0]
-                if tag == KIND:
-                    outcome.kind = event[1]
-                    size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
-                    continue
-                outcome.records += 1
-                if tag == BAD:
-                    reject(*event[1:])
-                    continue
-                batch.append(event[1])
-                if len(batch) >= size:
-                    flush()
-                if tick:
-                    tick(position, outcome.records)
+            stream = parsed(position)
+            if index.vectors_ahead():
+                stream = vectors.ahead(stream, PAPER_DEFAULTS, index.wants_vectors)
+            # Closed here, not when collected: the stream may run a thread (and the
+            # parser) ahead of the writer, which must stop before the next file starts.
+            with closing(stream):
+                for event in stream:
+                    tag = event[0]
+                    if tag == KIND:
+                        outcome.kind = event[1]
+                        size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
+                        continue
+                    outcome.records += 1
+                    if tag == BAD:
+                        reject(*event[1:])
+                        continue
+                    batch.append(event[1])
+                    if len(batch) >= size:
+                        flush()
+                    if tick:
+                        tick(position, outcome.records)
             flush()
             if tick:
                 tick(position, outcome.records)

@@ -27,6 +27,9 @@ class PaperIn:
     authors: list[str] | None = None
     tasks: list[str] | None = None
     methods: list[str] | None = None
+    # (title, abstract, author names, search vector) computed ahead of the writer on
+    # PostgreSQL (papers.archive.vectors), or None.
+    search: tuple[str, str, str, str] | None = None
 
 
 @dataclass(slots=True)

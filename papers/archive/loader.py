@@ -73,6 +73,7 @@ SAMPLE_FIELDS = (
 )  # fmt: skip
 CHUNK = 900  # keeps every IN (...) under SQLite's variable limit
 PAPER_DEFAULTS = {f: Paper._meta.get_field(f).get_default() for f in PAPER_FIELDS}
+TITLE, ABSTRACT = PAPER_FIELDS.index("title"), PAPER_FIELDS.index("abstract")
 LINK_FIELDS = ("is_official", "mentioned_in_paper", "mentioned_in_github", "framework", "position")
 
 
@@ -247,6 +248,7 @@ class Loader:
         lists = self._current_lists([row["id"] for row in existing.values()], wanted_lists)
         defaults = PAPER_DEFAULTS
         new, changed, ids = [], [], {}
+        vectors: list[str | None] = []
         replace_lists: dict[str, dict[str, list[str]]] = {}
         for slug, paper in merged.items():
             row = existing.get(slug)
@@ -267,14 +269,21 @@ class Loader:
             author_names = ", ".join(new_lists["authors"]) if "authors" in new_lists else None
             if row is None:
                 given = paper.fields
+                values = [defaults[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS]
+                text_names = author_names or ""
                 new.append(
-                    (
-                        slug,
-                        paper.rank,
-                        uncertain_date(given.get("published")),
-                        author_names or "",
-                        *(defaults[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS),
-                    )
+                    (slug, paper.rank, uncertain_date(given.get("published")), text_names, *values)
+                )
+                # A vector computed ahead of the writer (papers.archive.vectors) goes in
+                # with the row only if it was computed from exactly this row's text.
+                search = paper.search
+                vectors.append(
+                    search[3]
+                    if search is not None
+                    and search[0] == values[TITLE]
+                    and search[1] == values[ABSTRACT]
+                    and search[2] == text_names
+                    else None
                 )
                 replace_lists[slug] = new_lists
                 continue
@@ -311,10 +320,14 @@ class Loader:
             if new:
                 new_ids = reserve_ids(Paper, len(new))
                 columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
+                rows = [(i, *row) for i, row in zip(new_ids, new, strict=True)]
+                if any(vectors):
+                    rows = [(*row, v) for row, v in zip(rows, vectors, strict=True)]
                 insert_rows(
                     Paper,
                     [*columns, *PAPER_FIELDS],
-                    [(i, *row) for i, row in zip(new_ids, new, strict=True)],
+                    rows,
+                    raw=("search_vector",) if any(vectors) else (),
                 )
                 ids.update((row[0], i) for i, row in zip(new_ids, new, strict=True))
                 index.add(new_ids)
