@@ -27,6 +27,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 
+import psycopg
 from django.db import DatabaseError, connection, connections
 
 from papers.archive.kinds import PaperIn
@@ -34,9 +35,14 @@ from papers.archive.pipeline import OK
 
 CHUNK = 500  # papers per round trip to the second connection
 QUEUE_CHUNKS = 8  # how far (in chunks) the thread may read ahead of the writer
+# The texts go as binary text[] parameters bound by the server (%b, a plain psycopg
+# cursor), not as array literals that Django's client-side binding quotes into the SQL:
+# 5,000 papers' texts took 0.04 s of this process's CPU against 0.16 s, and the server
+# skips parsing the literals (1.27 s against 1.57 s a round of 5,000). This thread holds
+# the GIL while it quotes, so the writer's Python paid for the quoting too.
 VECTORS_SQL = (
     "SELECT papers_search_vector(t, a, n)::text "
-    "FROM unnest(%s::text[], %s::text[], %s::text[]) WITH ORDINALITY AS u(t, a, n, i) "
+    "FROM unnest(%b::text[], %b::text[], %b::text[]) WITH ORDINALITY AS u(t, a, n, i) "
     "ORDER BY i"
 )
 _EVENTS, _ERROR, _END = "events", "error", "end"
@@ -129,10 +135,11 @@ class _Ahead:
         try:
             if self.connection is None:
                 self.connection = connections.create_connection(connection.alias)
-            with self.connection.cursor() as cursor:
+                self.connection.ensure_connection()  # autocommit, as Django opens it
+            with psycopg.Cursor(self.connection.connection) as cursor:
                 cursor.execute(VECTORS_SQL, [list(column) for column in zip(*texts, strict=True)])
                 vectors = [row[0] for row in cursor.fetchall()]
-        except DatabaseError:
+        except (DatabaseError, psycopg.Error):
             # No second connection (too many clients, say) or text the server refuses:
             # the trigger computes the rest of this file's vectors, and the writer meets
             # any real error where it always did.
