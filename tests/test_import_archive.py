@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from papers.archive import importer
 from papers.models import (
     Author,
     CodeLink,
@@ -664,11 +665,22 @@ def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_
         seen.append((index.deferred(), Paper.objects.count()))
         real_build()
 
+    real_beside = importer.GinBeside
+
+    def beside():  # PostgreSQL: built beside the links file (tests/test_import_link_counts.py)
+        seen.append((index.deferred(), Paper.objects.count()))
+        return real_beside()
+
     papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
-    with mock.patch.object(index, "build", build):
+    with (
+        mock.patch.object(index, "build", build),
+        mock.patch.object(importer, "GinBeside", beside),
+    ):
         status, _, err = run_import(papers, links)
     assert status == 0, err
-    assert seen == [(True, 3)]  # once, after both files
+    # Once: on SQLite after both files, on PostgreSQL (built beside the links file) after
+    # the papers file's two papers, before the links file's stub.
+    assert seen == [(True, 2 if connection.vendor == "postgresql" else 3)]
     assert not index.deferred() and search("attention ", Paper.objects.all()).total == 1
 
 

@@ -23,6 +23,8 @@ from codewithpapers.cache import bump_content_version
 from papers.archive import indexes as bulk_indexes
 from papers.archive import vectors
 from papers.archive.fts_side import SideIndex
+from papers.archive.gin_side import GinBeside
+from papers.archive.link_counts import LinkCounts
 from papers.archive.loader import PAPER_DEFAULTS, Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
@@ -54,6 +56,8 @@ KIND_MODEL = {
 }
 # Evaluation-table records are whole task trees; batch fewer of them.
 BATCH_DIVISOR = {"evaluation-tables": 50, "records": 4}
+# The kinds of file that write papers in bulk (the others add at most a few stubs).
+PAPER_KINDS = {"papers", "records"}
 # While an import runs, cached pages are retired at most this often (and once at the end).
 CACHE_BUMP_EVERY_S = 30.0
 
@@ -94,13 +98,17 @@ class IndexPlan:
     was killed) keeps it deferred and builds it at its end.
 
     On SQLite a deferred full-text index is built meanwhile by a helper process
-    (papers.archive.fts_side) that learns each commit's papers from `committed()`."""
+    (papers.archive.fts_side) that learns each commit's papers from `committed()`. On
+    PostgreSQL it is built on a second connection once the files still to come write
+    no papers in bulk (papers.archive.gin_side), and the other indexes beside it."""
 
     def __init__(self, loader: Loader, dry_run: bool, report: Callable[[str], None]):
         self.loader = loader
         self.dry_run = dry_run
         self.report = report
         self.side: SideIndex | None = None
+        self.gin: GinBeside | None = None
+        self.file = 0  # the number of the file being imported (import_files sets it)
         self.outcome = ""
         loader.index_deferred = self.deferred()
         self.existing = 0 if loader.index_deferred else Paper.objects.count()
@@ -112,13 +120,34 @@ class IndexPlan:
         return search_index.deferred() or bool(bulk_indexes.missing())
 
     def before_batch(self) -> None:
-        if self.dry_run or self.loader.index_deferred:
+        if self.dry_run:
+            return
+        if self.loader.index_deferred:
+            self._start_gin()
             return
         if self.loader.stats.counts["Paper"]["created"] >= self.existing:
             search_index.defer()
             bulk_indexes.drop()
             self.loader.index_deferred = True
             self._start_side()
+
+    def _start_gin(self) -> None:
+        """PostgreSQL: once no file still to come writes papers in bulk, build the GIN
+        index on a second connection while the writer goes on (papers.archive.gin_side)."""
+        # Not inside a transaction (--strict's, or a caller's): the build would wait for
+        # it to end, for the lock its writes to papers hold, and it ends after the build.
+        if self.gin is not None or connection.vendor != "postgresql":
+            return
+        if connection.in_atomic_block:
+            return
+        counts = self.loader.link_counts
+        kinds = counts.kinds() if counts is not None else None
+        if not settings.IMPORT_SIDE_INDEX or kinds is None:
+            return
+        if any(kind in PAPER_KINDS for kind in kinds[self.file :]):
+            return
+        if search_index.deferred():
+            self.gin = GinBeside()
 
     def vectors_ahead(self) -> bool:
         """PostgreSQL: whether papers' search vectors are computed on a second connection
@@ -148,9 +177,21 @@ class IndexPlan:
 
     def finish(self) -> None:
         if self.loader.index_deferred and not self.dry_run:
+            gin = self.gin
+            if gin is not None:
+                # The foreign keys' locks conflict with the build's: it ends first.
+                gin.wait()
             bulk_indexes.build()
+            if gin is not None and gin.failed:
+                self.report(
+                    f"the full-text index built beside the import failed ({gin.failed}); "
+                    "rebuilding it"
+                )
             self.outcome = "built at the end"
-            if search_index.deferred():
+            deferred = search_index.deferred()
+            if gin is not None and not deferred:
+                self.outcome = f"built beside the import's last files ({gin.seconds:.0f} s)"
+            elif deferred:
                 side = self.side
                 if side is not None and side.finish(connection, search_index.end_deferral):
                     self.outcome = (
@@ -168,9 +209,17 @@ class IndexPlan:
         elif not self.dry_run:
             self.outcome = "kept up to date batch by batch"
 
+    def before_finish(self) -> None:
+        """While the GIN index is built beside the import, build the other indexes too,
+        before the loader's last steps (whose writes to papers wait for that build)."""
+        if self.gin is not None:
+            bulk_indexes.build(keys=False)
+
     def close(self) -> None:
         if self.side is not None:
             self.side.close()
+        if self.gin is not None:
+            self.gin.cancel()
 
 
 class StrictStop(Exception):
@@ -284,6 +333,12 @@ def import_files(
             cursor.execute("SET cwp.search_vectors_given = on")
     # Forked now, while this process is small (see papers.archive.pipeline.Parser).
     parser = Parser([Path(p) for p in paths], kind, workers)
+    # PostgreSQL: the counts ahead spare the end a rewrite of every linked paper's row,
+    # which would also wait for the GIN index built beside (and then maintain it). On
+    # SQLite that rewrite costs less than the counting (bench/README.md).
+    postgresql = connection.vendor == "postgresql"
+    if postgresql and workers and not dry_run and not Paper.objects.exists():
+        loader.link_counts = LinkCounts([Path(p) for p in paths], kind)
     started = time.monotonic()
     invalidator = CacheInvalidator()
     index = IndexPlan(loader, dry_run, report)
@@ -298,6 +353,7 @@ def import_files(
     try:
         with transaction.atomic() if dry_run else nullcontext(), parser:
             for number, path in enumerate(paths):
+                index.file = number
                 result.files.append(
                     _import_file(
                         Path(path),
@@ -315,6 +371,7 @@ def import_files(
                         statistics,
                     )
                 )
+            index.before_finish()
             with transaction.atomic():
                 loader.finish()
             index.finish()
@@ -325,6 +382,8 @@ def import_files(
     except _DryRun:
         pass
     finally:
+        if loader.link_counts is not None:
+            loader.link_counts.close()
         index.close()
         invalidator.flush()
         if connection.vendor == "sqlite":

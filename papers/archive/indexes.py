@@ -183,13 +183,13 @@ def _add_key(cursor, name: str, key: ForeignKey) -> None:
         cursor.execute(key.sql)
 
 
-def build() -> None:
-    """Create the deferrable indexes and foreign keys the database lacks, in one
-    transaction."""
-    wanted, every_key = statements(), foreign_keys()
+def build(keys: bool = True) -> None:
+    """Create the deferrable indexes and (unless not `keys`) foreign keys the database
+    lacks, in one transaction."""
+    wanted, every_key = statements(), foreign_keys() if keys else {}
     todo = _lacking(wanted, _present)
-    keys = _lacking(every_key, _present_keys)
-    if not todo and not keys:
+    lacking = _lacking(every_key, _present_keys)
+    if not todo and not lacking:
         return
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -202,5 +202,5 @@ def build() -> None:
             cursor.execute(f"PRAGMA cache_size = -{SQLITE_BUILD_CACHE_KIB}")
         for name in todo:
             cursor.execute(wanted[name])
-        for name in keys:
+        for name in lacking:
             _add_key(cursor, name, every_key[name])

@@ -26,6 +26,7 @@ from papers.archive.kinds import (
     RecordIn,
     RepoIn,
 )
+from papers.archive.link_counts import LinkCounts, unpack
 from papers.archive.sql import (
     delete_where_in,
     insert_rows,
@@ -124,6 +125,8 @@ class Loader:
         # papers.archive.fts_side (see take_text_writes()).
         self.text_added: list[int] = []
         self.text_changed: list[int] = []
+        # Each new paper's code links, counted ahead (papers.archive.link_counts).
+        self.link_counts: LinkCounts | None = None
 
     # --- generic upsert ----------------------------------------------------------------
 
@@ -249,6 +252,7 @@ class Loader:
         defaults = PAPER_DEFAULTS
         new, changed, ids = [], [], {}
         vectors: list[str | None] = []
+        forecast = self.link_counts.counts() if self.link_counts is not None else None
         replace_lists: dict[str, dict[str, list[str]]] = {}
         for slug, paper in merged.items():
             row = existing.get(slug)
@@ -271,8 +275,16 @@ class Loader:
                 given = paper.fields
                 values = [defaults[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS]
                 text_names = author_names or ""
+                counts = () if forecast is None else unpack(forecast.pop(slug, 0))
                 new.append(
-                    (slug, paper.rank, uncertain_date(given.get("published")), text_names, *values)
+                    (
+                        slug,
+                        paper.rank,
+                        uncertain_date(given.get("published")),
+                        text_names,
+                        *counts,
+                        *values,
+                    )
                 )
                 # A vector computed ahead of the writer (papers.archive.vectors) goes in
                 # with the row only if it was computed from exactly this row's text.
@@ -320,6 +332,8 @@ class Loader:
             if new:
                 new_ids = reserve_ids(Paper, len(new))
                 columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
+                if forecast is not None:  # refresh_counts() checks them at the end
+                    columns += ["code_link_count", "has_official_code"]
                 rows = [(i, *row) for i, row in zip(new_ids, new, strict=True)]
                 if any(vectors):
                     rows = [(*row, v) for row, v in zip(rows, vectors, strict=True)]

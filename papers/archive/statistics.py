@@ -89,7 +89,11 @@ class Statistics:
                 cursor.execute(f"SET LOCAL default_statistics_target = {RUNNING_TARGET}")
             for table in tables:
                 columns = "" if whole else f" ({', '.join(map(quote, self.keys[table]))})"
-                cursor.execute(f"ANALYZE {quote(table)}{columns}")
+                # While the import runs, a table another connection holds is passed over
+                # (papers_paper while its GIN index is built beside the import, papers.
+                # archive.gin_side): waiting would stall the writer until the build ends.
+                options = "" if whole else "(SKIP_LOCKED) "
+                cursor.execute(f"ANALYZE {options}{quote(table)}{columns}")
                 self.ran.append((table, whole))
 
     def after_batch(self) -> None:

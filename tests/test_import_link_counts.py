@@ -1,0 +1,254 @@
+"""PostgreSQL: an import into an empty database counts the code links ahead (papers.
+archive.link_counts) and inserts papers with their counts, and builds the GIN index
+beside the files that come after the papers (papers.archive.gin_side). Neither may
+change the end state."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from papers.archive import importer
+from papers.archive import loader as loader_module
+from papers.archive.link_counts import LinkCounts, pack
+from papers.models import CodeLink, Paper
+from papers.search import index as search_index
+from papers.search import search
+from tests.archive_helpers import db_state, run_import, write
+
+pytestmark = pytest.mark.django_db(transaction=True)
+# The counts ahead are PostgreSQL's: on SQLite the rewrite they spare costs less.
+postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only")
+
+PAPERS = [
+    {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Graph paper {i}"}
+    for i in range(40)
+]
+LINKS = [
+    # p0: two repositories, one official
+    {"paper_url": "https://paperswithcode.com/paper/p0", "repo_url": "https://github.com/a/x",
+     "is_official": True},
+    {"paper_url": "https://paperswithcode.com/paper/p0", "repo_url": "https://github.com/a/y",
+     "is_official": False},
+    # p1: one repository named twice, official only in the first record (the last wins)
+    {"paper_url": "https://paperswithcode.com/paper/p1", "repo_url": "https://github.com/b/x",
+     "is_official": True},
+    {"paper_url": "https://paperswithcode.com/paper/p1", "repo_url": "https://github.com/b/x",
+     "is_official": False},
+    # a paper only the links file names: a stub
+    {"paper_url": "https://paperswithcode.com/paper/stub-only", "paper_title": "Stub graph",
+     "repo_url": "https://github.com/c/x", "is_official": "true"},
+    # rejected: not an http(s) repository
+    {"paper_url": "https://paperswithcode.com/paper/p2", "repo_url": "ftp://example.org/x"},
+    *(
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}",
+         "repo_url": f"https://github.com/many/r{i}", "is_official": i % 2 == 0}
+        for i in range(3, 30)
+    ),
+]  # fmt: skip
+
+
+def _counts() -> dict[str, tuple[int, bool]]:
+    return {
+        p.slug: (p.code_link_count, p.has_official_code) for p in Paper.objects.order_by("slug")
+    }
+
+
+def _true_counts() -> dict[str, tuple[int, bool]]:
+    out = {}
+    for paper in Paper.objects.order_by("slug"):
+        links = CodeLink.objects.filter(paper=paper)
+        out[paper.slug] = (links.count(), links.filter(is_official=True).exists())
+    return out
+
+
+@pytest.fixture
+def rewritten(monkeypatch) -> list[int]:
+    """How many papers' counts refresh_counts() rewrote at the end of each import."""
+    seen: list[int] = []
+    refresh = loader_module.refresh_counts
+
+    def spy(paper_ids):
+        seen.append(refresh(paper_ids))
+        return seen[-1]
+
+    monkeypatch.setattr(loader_module, "refresh_counts", spy)
+    return seen
+
+
+@pytest.fixture
+def forecast_first(monkeypatch):
+    """The forecast arrives before the first paper is written (at full scale it arrives
+    a few seconds into the papers file)."""
+
+    class Waiting(LinkCounts):
+        def __init__(self, *args):
+            super().__init__(*args)
+            assert self.wait() is not None
+
+    monkeypatch.setattr(importer, "LinkCounts", Waiting)
+
+
+def _files(tmp_path):
+    return write(tmp_path / "papers.json", PAPERS), write(tmp_path / "links.json", LINKS)
+
+
+@postgresql
+def test_papers_are_inserted_with_the_counts_of_the_links_file_that_follows(
+    tmp_path, rewritten, forecast_first
+):
+    status, _, err = run_import(*_files(tmp_path))
+    assert status == 1 and "ftp://example.org/x" in err  # the one rejected link
+    counts = _counts()
+    assert counts == _true_counts()
+    assert counts["p0"] == (2, True) and counts["p1"] == (1, False)
+    assert counts["stub-only"] == (1, True) and counts["p2"] == (0, False)
+    assert rewritten == [0]  # every paper went in with its final counts
+
+
+@postgresql
+def test_counts_are_right_whatever_the_forecast_said(tmp_path, monkeypatch, rewritten):
+    class Wrong(LinkCounts):
+        def counts(self):
+            return dict.fromkeys((p["paper_url"].rsplit("/", 1)[1] for p in PAPERS), pack(7, True))
+
+    monkeypatch.setattr(importer, "LinkCounts", Wrong)
+    run_import(*_files(tmp_path))
+    assert _counts() == _true_counts()
+    assert rewritten == [41]  # the 40 it got wrong and the stub it did not name
+
+
+@postgresql
+def test_an_import_without_the_forecast_ends_in_the_same_state(tmp_path, monkeypatch):
+    run_import(*_files(tmp_path))
+    with_forecast = db_state()
+    Paper.objects.all().delete()
+
+    class Failed(LinkCounts):
+        def __init__(self, paths, kind):
+            super().__init__([tmp_path / "missing.json"], kind)  # the child finds nothing
+
+        def counts(self):
+            return None
+
+    monkeypatch.setattr(importer, "LinkCounts", Failed)
+    run_import(*_files(tmp_path))
+    assert db_state() == with_forecast
+
+
+@postgresql
+def test_the_links_are_counted_ahead_only_when_the_database_has_no_papers(tmp_path, monkeypatch):
+    started = []
+
+    class Counting(LinkCounts):
+        def __init__(self, *args):
+            started.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(importer, "LinkCounts", Counting)
+    files = _files(tmp_path)
+    run_import(*files)
+    run_import(*files)  # a re-import: papers exist, nothing to forecast
+    assert len(started) == 1
+    assert _counts() == _true_counts()
+
+
+def test_the_forecast_counts_each_repository_of_a_paper_once_and_the_last_official_flag(
+    tmp_path,
+):
+    counts = LinkCounts([tmp_path / "missing.json", _files(tmp_path)[1]], None)
+    try:
+        forecast = counts.wait()
+        assert counts.kinds() == [None, "links"]
+    finally:
+        counts.close()
+    assert forecast is not None
+    assert forecast["p0"] == pack(2, True) and forecast["p1"] == pack(1, False)
+    assert forecast["stub-only"] == pack(1, True) and "p2" not in forecast
+
+
+# --- PostgreSQL: the GIN index built beside the links file ---------------------------
+
+
+def _gin_valid() -> bool | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
+            [search_index.GIN_INDEX],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+@postgresql
+def test_the_gin_index_is_built_beside_the_links_file_and_finds_its_stubs(
+    tmp_path, forecast_first
+):
+    status, out, _ = run_import(*_files(tmp_path))
+    assert status == 1
+    assert "Search index: built beside the import's last files" in out
+    assert _gin_valid() is True and not search_index.deferred()
+    # The stub the links file wrote (waiting for the build to end) is in the index.
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+        try:
+            assert search("stub graph", Paper.objects.all()).total == 1
+        finally:
+            cursor.execute("RESET enable_seqscan")
+
+
+@postgresql
+def test_no_gin_index_is_built_beside_a_file_before_more_papers(tmp_path, forecast_first):
+    papers, links = _files(tmp_path)
+    more = write(
+        tmp_path / "more.json", [{**PAPERS[0], "paper_url": "https://paperswithcode.com/paper/z"}]
+    )
+    status, out, _ = run_import(papers, links, more)
+    assert status == 1
+    assert "Search index: built at the end" in out
+    assert _gin_valid() is True
+
+
+@postgresql
+def test_a_failed_build_beside_the_import_is_reported_and_done_again_at_the_end(
+    tmp_path, forecast_first, monkeypatch
+):
+    from papers.archive import gin_side
+
+    monkeypatch.setattr(gin_side, "GIN_SQL", "CREATE INDEX oops")
+    status, out, err = run_import(*_files(tmp_path))
+    assert status == 1
+    assert "the full-text index built beside the import failed" in err
+    assert "Search index: built at the end" in out
+    assert _gin_valid() is True
+    assert search("stub graph", Paper.objects.all()).total == 1
+
+
+@postgresql
+def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_first, monkeypatch):
+    class Stop(Exception):
+        pass
+
+    def interrupted():
+        raise Stop
+
+    monkeypatch.setattr(loader_module.Loader, "finish", lambda self: interrupted())
+    with pytest.raises(Stop):
+        run_import(*_files(tmp_path))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = %s",
+            [search_index.GIN_SQL],
+        )
+        assert cursor.fetchone()[0] == 0
+    monkeypatch.undo()
+    run_import(*_files(tmp_path))  # the next import builds whatever is missing
+    assert _gin_valid() is True
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite only")
+def test_sqlite_imports_count_no_links_ahead(tmp_path, monkeypatch):
+    started = []
+    monkeypatch.setattr(importer, "LinkCounts", lambda *args: started.append(args))
+    run_import(*_files(tmp_path))
+    assert started == [] and _counts() == _true_counts()
