@@ -5,6 +5,8 @@ change the end state."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.db import connection
 
@@ -226,20 +228,39 @@ def test_a_failed_build_beside_the_import_is_reported_and_done_again_at_the_end(
 
 @postgresql
 def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_first, monkeypatch):
+    """A build still running when the import stops is cancelled, not waited for."""
+    from papers.archive import gin_side
+
+    # A build that would outlast the assertion below, were it not cancelled.
+    sleep = "SELECT pg_sleep(90)"
+    monkeypatch.setattr(gin_side, "GIN_SQL", sleep)
+    builds = []
+
+    class Recorded(gin_side.GinBeside):
+        def __init__(self):
+            super().__init__()
+            builds.append(self)
+
     class Stop(Exception):
         pass
 
-    def interrupted():
+    def interrupted(self):
+        for _ in range(1000):  # until the build has started on its connection
+            if builds[0].backend is not None:
+                break
+            time.sleep(0.01)
         raise Stop
 
-    monkeypatch.setattr(loader_module.Loader, "finish", lambda self: interrupted())
+    monkeypatch.setattr(importer, "GinBeside", Recorded)
+    monkeypatch.setattr(loader_module.Loader, "finish", interrupted)
+    started = time.monotonic()
     with pytest.raises(Stop):
         run_import(*_files(tmp_path))
+    assert time.monotonic() - started < 60  # not the 90 s of the build
+    assert not builds[0].thread.is_alive()
+    assert "cancel" in builds[0].failed
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = %s",
-            [search_index.GIN_SQL],
-        )
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE query = %s", [sleep])
         assert cursor.fetchone()[0] == 0
     monkeypatch.undo()
     run_import(*_files(tmp_path))  # the next import builds whatever is missing

@@ -108,6 +108,7 @@ class IndexPlan:
         self.report = report
         self.side: SideIndex | None = None
         self.gin: GinBeside | None = None
+        self.gin_decided = False  # whether the build beside the import was started or refused
         self.file = 0  # the number of the file being imported (import_files sets it)
         self.outcome = ""
         loader.index_deferred = self.deferred()
@@ -136,7 +137,7 @@ class IndexPlan:
         index on a second connection while the writer goes on (papers.archive.gin_side)."""
         # Not inside a transaction (--strict's, or a caller's): the build would wait for
         # it to end, for the lock its writes to papers hold, and it ends after the build.
-        if self.gin is not None or connection.vendor != "postgresql":
+        if self.gin_decided or connection.vendor != "postgresql":
             return
         if connection.in_atomic_block:
             return
@@ -146,6 +147,7 @@ class IndexPlan:
             return
         if any(kind in PAPER_KINDS for kind in kinds[self.file :]):
             return
+        self.gin_decided = True  # the index stays as it is now until the end: ask once
         if search_index.deferred():
             self.gin = GinBeside()
 
