@@ -25,7 +25,7 @@ from papers.archive import vectors
 from papers.archive.fts_side import SideIndex
 from papers.archive.gin_side import GinBeside
 from papers.archive.link_counts import LinkCounts
-from papers.archive.loader import PAPER_DEFAULTS, Loader, Stats
+from papers.archive.loader import PAPER_DEFAULTS, KnownSlugs, Loader, Stats
 from papers.archive.pipeline import BAD, KIND, Parser, Position
 from papers.archive.readers import KINDS, ArchiveFileError
 from papers.archive.statistics import Statistics
@@ -339,6 +339,7 @@ def import_files(
     # which would also wait for the GIN index built beside (and then maintain it). On
     # SQLite that rewrite costs less than the counting (bench/README.md).
     postgresql = connection.vendor == "postgresql"
+    loader.known_slugs = KnownSlugs.for_import()
     if postgresql and workers and not dry_run and not Paper.objects.exists():
         loader.link_counts = LinkCounts([Path(p) for p in paths], kind)
     started = time.monotonic()
