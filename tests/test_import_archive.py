@@ -901,3 +901,14 @@ def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_re
     assert indexes.missing() == []
     assert PaperAuthor.objects.count() == total - authors
     assert not PaperAuthor.objects.filter(paper_id=paper.id).exists()
+
+
+def test_json_values_go_in_as_the_orm_reads_them_back():
+    """papers.archive.sql writes JSON columns itself (empty ones without json.dumps)."""
+    from papers.archive.sql import insert_rows
+
+    values = {"a": {}, "b": [], "c": {"k": [1, "é", None]}, "d": [{}], "e": 0, "f": ""}
+    insert_rows(Paper, ["slug", "title", "extra"], [(s, s.upper(), v) for s, v in values.items()])
+    stored = dict(Paper.objects.values_list("slug", "extra"))
+    assert stored == values
+    assert {type(v) for v in stored.values()} == {dict, list, int, str}

@@ -48,7 +48,11 @@ def _converter(field: models.Field):
 
 
 def _json_converter(value):
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return None
+    if not value and type(value) in (dict, list):  # most rows' extra: spare json.dumps
+        return "{}" if type(value) is dict else "[]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _placeholder(field: models.Field) -> str:
@@ -58,17 +62,21 @@ def _placeholder(field: models.Field) -> str:
 
 
 def _prepare(fields: list[models.Field], rows: Iterable[Sequence[Any]]) -> list[tuple]:
-    converters = [_converter(f) for f in fields]
-    if not any(converters):
+    converters = [(i, c) for i, f in enumerate(fields) if (c := _converter(f)) is not None]
+    if not converters:
         return [tuple(row) for row in rows]
+    # Only the columns that need it are converted (a paper's row: 7 of 33), in a copy of
+    # the row: a generator over every value, with a json.dumps of each empty JSON value,
+    # took ~12 s of a full SQLite import's writer (py-spy).
+    width = len(fields)
     out = []
     for row in rows:
-        out.append(
-            tuple(
-                value if convert is None else convert(value)
-                for convert, value in zip(converters, row, strict=True)
-            )
-        )
+        values = list(row)
+        if len(values) != width:
+            raise ValueError(f"a row of {len(values)} values for {width} columns")
+        for i, convert in converters:
+            values[i] = convert(values[i])
+        out.append(tuple(values))
     return out
 
 
