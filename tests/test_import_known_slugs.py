@@ -66,7 +66,7 @@ def test_papers_new_to_the_database_are_inserted_without_a_lookup(tmp_path, look
 
 def test_skipping_the_lookups_writes_what_the_lookups_would(tmp_path, monkeypatch):
     papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
-    monkeypatch.setattr(KnownSlugs, "for_import", classmethod(lambda cls: None))
+    monkeypatch.setattr(KnownSlugs, "for_import", classmethod(lambda cls, papers: None))
     assert run_import(papers, links, batch_size=10)[0] == 0
     looked_up_all = db_state()
     call_command("flush", interactive=False, verbosity=0)
@@ -101,7 +101,7 @@ def test_papers_already_there_are_looked_up_and_found_unchanged(tmp_path, looked
 def test_a_database_with_many_papers_has_every_slug_looked_up(tmp_path, monkeypatch, looked_up):
     assert run_import(write(tmp_path / "p.json", PAPERS[:3]))[0] == 0
     monkeypatch.setattr(KnownSlugs, "SEED_MAX", 2)
-    assert KnownSlugs.for_import() is None
+    assert KnownSlugs.for_import(Paper.objects.count()) is None
     looked_up.clear()
     assert run_import(write(tmp_path / "more.json", PAPERS[3:6]))[0] == 0
     assert looked_up == ["p3", "p4", "p5"]

@@ -217,7 +217,7 @@ def test_a_failed_build_beside_the_import_is_reported_and_done_again_at_the_end(
 ):
     from papers.archive import gin_side
 
-    monkeypatch.setattr(gin_side, "GIN_SQL", "CREATE INDEX oops")
+    monkeypatch.setattr(gin_side, "create_gin", lambda cursor: cursor.execute("CREATE INDEX oops"))
     status, out, err = run_import(*_files(tmp_path))
     assert status == 1
     assert "the full-text index built beside the import failed" in err
@@ -233,7 +233,7 @@ def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_fi
 
     # A build that would outlast the assertion below, were it not cancelled.
     sleep = "SELECT pg_sleep(90)"
-    monkeypatch.setattr(gin_side, "GIN_SQL", sleep)
+    monkeypatch.setattr(gin_side, "create_gin", lambda cursor: cursor.execute(sleep))
     builds = []
 
     class Recorded(gin_side.GinBeside):

@@ -14,7 +14,7 @@ CREATE INDEX CONCURRENTLY would let those writes through, but it scans the table
 and checks the index against it: 95 s against 57 s for the plain build of the full
 archive's index on one machine, more than it could overlap with the links file (~37 s).
 
-The build is one statement: if it fails, or the import is killed or stops early
+The build is one transaction: if it fails, or the import is killed or stops early
 (`cancel()`), no index is left, papers.search.index.deferred() still says so and the
 importer builds it at the end (or the next import does). So the end state does not
 depend on this build; only the time does.
@@ -27,7 +27,7 @@ import time
 
 from django.db import DatabaseError, connection, connections
 
-from papers.search.index import BUILD_MEMORY, GIN_SQL
+from papers.search.index import create_gin
 
 
 class GinBeside:
@@ -45,9 +45,10 @@ class GinBeside:
             side = connections.create_connection(connection.alias)
             side.ensure_connection()
             self.backend = side.connection.info.backend_pid
+            side.set_autocommit(False)  # one transaction: the build's memory setting is local
             with side.cursor() as cursor:
-                cursor.execute(f"SET maintenance_work_mem = '{BUILD_MEMORY}'")
-                cursor.execute(GIN_SQL)
+                create_gin(cursor)
+            side.commit()
         except DatabaseError as exc:
             self.failed = str(exc).strip() or type(exc).__name__
         finally:

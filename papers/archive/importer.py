@@ -339,8 +339,9 @@ def import_files(
     # which would also wait for the GIN index built beside (and then maintain it). On
     # SQLite that rewrite costs less than the counting (bench/README.md).
     postgresql = connection.vendor == "postgresql"
-    loader.known_slugs = KnownSlugs.for_import()
-    if postgresql and workers and not dry_run and not Paper.objects.exists():
+    papers_at_start = Paper.objects.count()
+    loader.known_slugs = KnownSlugs.for_import(papers_at_start)
+    if postgresql and workers and not dry_run and not papers_at_start:
         loader.link_counts = LinkCounts([Path(p) for p in paths], kind)
     started = time.monotonic()
     invalidator = CacheInvalidator()

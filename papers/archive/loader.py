@@ -106,10 +106,10 @@ class KnownSlugs:
         self.update(slugs)
 
     @classmethod
-    def for_import(cls) -> KnownSlugs | None:
-        """A filter seeded with the table's slugs, or None when it holds too many for the
-        filter to save lookups."""
-        if Paper.objects.count() > cls.SEED_MAX:
+    def for_import(cls, papers: int) -> KnownSlugs | None:
+        """A filter seeded with the table's slugs (`papers` of them), or None when it
+        holds too many for the filter to save lookups."""
+        if papers > cls.SEED_MAX:
             return None
         return cls(Paper.objects.values_list("slug", flat=True).iterator(chunk_size=10_000))
 
@@ -462,19 +462,9 @@ class Loader:
                         slug = slugs[v] = _slug(name, v)
                     names[slug] = v
             names.pop("", None)
-            # The names upsert() would find filled in (most of a batch's: the author pool
-            # is heavily reused) are resolved here, without building their rows.
-            filled = self.filled[(target_model, ("name",))]
-            target_ids, unknown = {}, {}
-            for s, v in names.items():
-                i = filled.get(s)
-                if i is None:
-                    unknown[s] = {"name": v}
-                else:
-                    target_ids[s] = i
-            self.stats.add(target_model.__name__, "unchanged", len(target_ids))
-            if unknown:
-                target_ids.update(self.upsert(target_model, "slug", unknown, fill_only=True))
+            target_ids = self.upsert(
+                target_model, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
+            )
             delete_where_in(model, "paper_id", [pid for pid in todo if pid not in created])
             rows, seen = [], set()
             once = name != "authors"  # a task named twice on one paper is one link

@@ -76,8 +76,14 @@ def build() -> None:
             # (an import run inside a caller's transaction): run them now.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-            cursor.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
-            cursor.execute(GIN_SQL)
+            create_gin(cursor)
+
+
+def create_gin(cursor) -> None:
+    """PostgreSQL: create the GIN index on the cursor's connection, inside its
+    transaction, with the memory the build is given for that transaction."""
+    cursor.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
+    cursor.execute(GIN_SQL)
 
 
 def end_deferral() -> None:
