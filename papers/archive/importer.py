@@ -441,8 +441,7 @@ def _import_file(
     def flush() -> None:
         if batch:
             index.before_batch()
-            with transaction.atomic():
-                getattr(loader, LOADERS[outcome.kind])(batch)
+            loader.write_batch(LOADERS[outcome.kind], batch)
             batch.clear()
             statistics.after_batch()
             if not strict:  # under --strict nothing commits before the file ends

@@ -12,9 +12,10 @@ import functools
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
+from copy import deepcopy
 from typing import Any
 
-from django.db import connection, models
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from papers.archive import normalise as n
@@ -94,9 +95,9 @@ class KnownSlugs:
     slug it wrongly takes for known is looked up, as every slug is without it. 2 MiB, two
     bits a slug: at 576,000 slugs about 0.5% are looked up needlessly, at 2 million 4.5%.
 
-    It assumes that nothing else inserts papers while the import runs: a paper added in
-    the admin meanwhile, with the slug of one the import then inserts, would make that
-    batch fail on the unique slug and the import stop, keeping nothing of the batch.
+    A paper someone else adds while the import runs (in the admin, say) is not in it: if
+    the import then inserts a paper with that slug, the batch fails on the unique slug and
+    Loader.write_batch() writes it again with every slug looked up.
     """
 
     BITS = 1 << 24
@@ -287,8 +288,28 @@ class Loader:
             self.stats.add(name, "updated", len(changed))
         return ids
 
+    def write_batch(self, kind: str, batch: list) -> None:
+        """Write one batch of records of a kind (the method of that name) in one
+        transaction. A batch that inserts a paper someone else added since the import
+        began (a slug KnownSlugs never saw, so not looked up) fails on the unique slug:
+        it is rolled back, and written again with every slug looked up from then on."""
+        write = getattr(self, kind)
+        counts = None if self.known_slugs is None else deepcopy(self.stats.counts)
+        try:
+            with transaction.atomic():
+                write(batch)
+        except (IntegrityError, connection.Database.IntegrityError):
+            if counts is None:
+                raise
+            self.stats.counts = counts
+            self.forget()
+            self.known_slugs = None
+            with transaction.atomic():
+                write(batch)
+
     def forget(self) -> None:
-        """The caller rolled back writes (--strict): ids remembered from them are void."""
+        """Writes were rolled back (--strict, a batch written again): ids remembered from
+        them are void."""
         self.filled.clear()
         self.take_text_writes()
 
