@@ -54,6 +54,14 @@ def pytest_sessionstart(session):
             )
 
 
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    """pytest-playwright launches the system Chromium (tests/browser.py)."""
+    from tests.browser import LAUNCH_ARGS
+
+    return LAUNCH_ARGS
+
+
 def realdata(path: str) -> Path:
     """A file under ../shared/realdata; the test is skipped where the folder is absent
     (a fresh clone), but never in CI, where shared/ is always laid beside the checkout."""

@@ -3,40 +3,20 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 from django.core.management import call_command
 
 from papers.models import Paper
+from tests.browser import require_chromium
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("Chromium is missing in CI: .ci/run installs Debian's chromium")
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+require_chromium()
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
 # make for set-up are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args():
-    return {
-        "executable_path": CHROMIUM,
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
-    }
 
 
 @pytest.fixture
