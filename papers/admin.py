@@ -30,6 +30,7 @@ from papers.models import (
     LeaderboardMetric,
     LeaderboardRow,
     Method,
+    MethodCollection,
     Paper,
     PaperAuthor,
     PaperDataset,
@@ -389,6 +390,8 @@ class PaperAdmin(RecordAdmin):
                 "fields": (
                     "proceeding",
                     "conference",
+                    "conference_url_abs",
+                    "conference_url_pdf",
                     "nips_id",
                     "openreview_id",
                     "url_abs",
@@ -665,12 +668,33 @@ class CollectionAdmin(RecordAdmin):
     search_fields = ("name", "slug")
 
 
+class MethodCollectionInline(admin.TabularInline):
+    """A method's collections in order: the first is its primary collection."""
+
+    model = MethodCollection
+    fields = ("position", "collection")
+    ordering = ("position", "id")
+    autocomplete_fields = ("collection",)
+    extra = 0
+    marks_parent_edited = True
+
+
+@admin.register(MethodCollection)
+class MethodCollectionAdmin(CheckedInitialAdmin):
+    list_display = ("method", "position", "collection")
+    list_select_related = ("method", "collection")
+    search_fields = ("method__name", "collection__name")
+    autocomplete_fields = ("method", "collection")
+    ordering = ("method__name", "position")
+
+
 @admin.register(Method)
 class MethodAdmin(RecordAdmin):
     list_display = ("name", "slug", "introduced_year", "year_uncertain", "num_papers", "hidden")
     list_filter = ("hidden", "year_uncertain", "edited_in_admin")
     search_fields = ("name", "slug")
-    autocomplete_fields = ("introduced_by", "collections")
+    autocomplete_fields = ("introduced_by",)
+    inlines = (MethodCollectionInline,)
 
 
 @admin.register(Dataset)
@@ -719,8 +743,8 @@ class PaperDatasetAdmin(PaperRowsAdmin):
 
 class LeaderboardMetricInline(admin.TabularInline):
     model = LeaderboardMetric
-    fields = ("position", "name", "lower_is_better", "is_lower_better")
-    readonly_fields = ("is_lower_better",)
+    fields = ("position", "name", "lower_is_better", "stated_lower_is_better", "is_lower_better")
+    readonly_fields = ("stated_lower_is_better", "is_lower_better")
     ordering = ("position",)
     extra = 0
 

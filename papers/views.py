@@ -18,7 +18,7 @@ from django_htmx.middleware import HtmxDetails
 from codewithpapers.cache import by_version, content_version, version_time
 from papers import search as fulltext
 from papers.api.http import conditional_json
-from papers.archive.normalise import RecordError, arxiv_id
+from papers.archive.normalise import RecordError, arxiv_id, arxiv_of_slug
 from papers.archive.records import export_record, record_last_modified, record_paper
 from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
 from papers.models import (
@@ -235,9 +235,20 @@ def _paper_last_modified(request: HttpRequest, slug: str) -> dt.datetime | None:
     return validators[1] if validators else None
 
 
+def _keyed_by_arxiv(slug: str) -> Paper | None:
+    """A paper first known by its arXiv id only ("arxiv-2006.12467") takes its Papers
+    with Code slug once a record gives one: the old address leads to it."""
+    arxiv = arxiv_of_slug(slug)
+    if not arxiv or Paper.objects.filter(slug=slug).exists():
+        return None
+    return Paper.objects.visible().filter(arxiv_id=arxiv).order_by("id").first()
+
+
 @require_GET
 @condition(etag_func=_paper_etag, last_modified_func=_paper_last_modified)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    if moved := _keyed_by_arxiv(slug):
+        return redirect(moved, permanent=True)
     paper = get_object_or_404(
         Paper.objects.visible().prefetch_related(
             Prefetch(

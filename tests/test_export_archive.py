@@ -77,8 +77,9 @@ KEYS = {
 }
 # Bookkeeping, not archive values. `Paper.source_rank` says which kind of file wrote a
 # paper: the export writes every paper to the papers file, so a paper that a links row
-# created comes back as a papers-file row.
-SKIP = {"id", "created_at", "updated_at", "edited_at", "source_rank"}
+# created comes back as a papers-file row. `Task.content_key` digests the layout of the
+# file that gave the task (its boards as listed there), which an export rewrites.
+SKIP = {"id", "created_at", "updated_at", "edited_at", "source_rank", "content_key"}
 
 
 def archive_state() -> dict[str, list[str]]:

@@ -32,10 +32,12 @@ from papers.models import (
 # bytes, are never read.
 PAPER_COLUMNS = (
     "id", "slug", "arxiv_id", "nips_id", "url_abs", "url_pdf", "title", "abstract",
-    "published", "conference", "proceeding", "updated_at",
+    "published", "conference", "conference_url_abs", "conference_url_pdf", "proceeding",
+    "updated_at",
 )  # fmt: skip
 METHOD_COLUMNS = (
     "id", "slug", "name", "full_name", "description", "updated_at", "introduced_by__slug",
+    "paper_url",
 )  # fmt: skip
 NEWEST = fulltext.SORT_ORDER["newest"]
 
@@ -94,7 +96,7 @@ def methods_with_paper(methods: QuerySet[Method]) -> QuerySet[Method]:
 
 def method_row(m: Method) -> dict[str, Any]:
     """A method fetched through methods_with_paper()."""
-    return shapes.method(m, m.introduced_by.slug if m.introduced_by_id else None)
+    return shapes.method(m, m.paper_slug or None)
 
 
 def ranked_results(rows: list[LeaderboardRow]) -> list[dict[str, Any]]:

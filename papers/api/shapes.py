@@ -42,8 +42,8 @@ def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
         "authors": authors,
         "published": p.published.isoformat() if p.published else None,
         "conference": p.conference or None,
-        "conference_url_abs": None,
-        "conference_url_pdf": None,
+        "conference_url_abs": p.conference_url_abs or None,
+        "conference_url_pdf": p.conference_url_pdf or None,
         "proceeding": p.proceeding or None,
     }
 

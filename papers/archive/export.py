@@ -26,16 +26,17 @@ from typing import IO, Any
 from django.db.models import Model, Prefetch, QuerySet
 
 from papers.archive import normalise as n
+from papers.archive.identity import dataset_slug
 from papers.archive.kinds import RANK_RECORD
 from papers.archive.records import export_record, records_queryset
 from papers.models import (
     CodeLink,
-    Collection,
     Dataset,
     Leaderboard,
     LeaderboardMetric,
     LeaderboardRow,
     Method,
+    MethodCollection,
     Paper,
     PaperAuthor,
     PaperMethod,
@@ -224,7 +225,8 @@ def _lists(
 
 PAPER_VALUES = (
     "id", "slug", "arxiv_id", "nips_id", "openreview_id", "title", "abstract",
-    "short_abstract", "url_abs", "url_pdf", "proceeding", "conference", "published",
+    "short_abstract", "url_abs", "url_pdf", "proceeding", "conference", "conference_url_abs",
+    "conference_url_pdf", "published",
 )  # fmt: skip
 
 
@@ -241,10 +243,11 @@ def paper_rows() -> Iterator[dict]:
         methods = _lists(PaperMethod, "method", within, method_names)
         for (
             pk, slug, arxiv, nips, openreview, title, abstract, short_abstract, url_abs,
-            url_pdf, proceeding, conference, published,
+            url_pdf, proceeding, conference, conference_url_abs, conference_url_pdf, published,
         ) in chunk:  # fmt: skip
-            yield {
-                "paper_url": paper_url(slug),
+            row = {
+                # A paper known only by its arXiv id has no Papers with Code URL.
+                "paper_url": None if n.arxiv_of_slug(slug) == arxiv else paper_url(slug),
                 "arxiv_id": arxiv,
                 "nips_id": _or_none(nips),
                 "openreview_id": _or_none(openreview),
@@ -263,6 +266,10 @@ def paper_rows() -> Iterator[dict]:
                     for name, method_id in methods.get(pk, ())
                 ],
             }
+            if conference_url_abs or conference_url_pdf:  # the API's shape has them
+                row["conference_url_abs"] = _or_none(conference_url_abs)
+                row["conference_url_pdf"] = _or_none(conference_url_pdf)
+            yield row
 
 
 # --- links-between-papers-and-code ----------------------------------------------------------
@@ -312,14 +319,10 @@ def record_rows() -> Iterator[dict]:
 # --- methods and datasets -------------------------------------------------------------------
 
 
-def _is_stub(row: Method | Dataset) -> bool:
-    """A name another record mentioned, never described by the methods/datasets dump.
-
-    The dump's rows that look like keyboard mash are always flagged hidden; one that is
-    not hidden was never in the dump, and writing it there would flag it. It comes back
-    from the records and leaderboards that name it.
-    """
-    return not row.hidden and n.looks_like_junk(row.name, row.description)
+def _is_stub(row: Dataset) -> bool:
+    """A dataset only other records mention, never described by a datasets file: it
+    comes back from the records and leaderboards that name it."""
+    return not row.in_dump and not row.edited_in_admin
 
 
 def _paper_ref(title: str, url: str) -> dict | None:
@@ -328,12 +331,13 @@ def _paper_ref(title: str, url: str) -> dict | None:
 
 def method_rows() -> Iterator[dict]:
     methods = Method.objects.prefetch_related(
-        Prefetch("collections", Collection.objects.order_by("id"))
+        Prefetch(
+            "methodcollection_set",
+            MethodCollection.objects.select_related("collection").order_by("position", "id"),
+        )
     )
     for chunk in chunked(methods):
         for m in chunk:
-            if _is_stub(m):
-                continue
             yield {
                 "url": f"{SITE}/method/{m.slug}",
                 "name": m.name,
@@ -346,8 +350,12 @@ def method_rows() -> Iterator[dict]:
                 "code_snippet_url": _or_none(m.code_snippet_url),
                 "num_papers": m.num_papers,
                 "collections": [
-                    {"collection": c.name, "area_id": c.area_id, "area": c.area}
-                    for c in m.collections.all()
+                    {
+                        "collection": link.collection.name,
+                        "area_id": link.collection.area_id,
+                        "area": link.collection.area,
+                    }
+                    for link in m.methodcollection_set.all()
                 ],
             }
 
@@ -358,13 +366,16 @@ def dataset_rows() -> Iterator[dict]:
         for d in chunk:
             if _is_stub(d):
                 continue
+            paper = _paper_ref(d.paper_title, d.paper_url)
+            if d.paper_year is not None:
+                paper = (paper or {}) | {"year": d.paper_year}
             yield {
                 "url": f"{SITE}/dataset/{d.slug}",
                 "name": d.name,
                 "full_name": d.full_name,
                 "homepage": _or_none(d.homepage),
                 "description": d.description,
-                "paper": _paper_ref(d.paper_title, d.paper_url),
+                "paper": paper,
                 "introduced_date": d.introduced_date.isoformat() if d.introduced_date else None,
                 "modalities": d.modalities,
                 "languages": d.languages,
@@ -406,12 +417,16 @@ class _Taxonomy:
             "leaderboard_id", "position", "id"
         ).values_list("leaderboard_id", "name"):
             self.metrics[board_id].append(name)
-        self.datasets = dict(
-            (pk, _named(slug, name))
+        # A board names its dataset, and gives its URL where the name would not lead the
+        # importer to it (papers.archive.identity).
+        self.datasets = {
+            pk: {"dataset": name}
+            if dataset_slug(name) == slug
+            else {"dataset": name, "dataset_url": f"{SITE}/dataset/{slug}"}
             for pk, slug, name in Dataset.objects.filter(leaderboards__isnull=False)
             .distinct()
             .values_list("id", "slug", "name")
-        )
+        }
         self.written: set[int] = set()
 
 
@@ -457,17 +472,29 @@ def _rows_of_tree(tax: _Taxonomy, root: int) -> dict[int, list[dict]]:
     return rows
 
 
+def _task_name(task: dict) -> dict:
+    """A task's name, and its URL where the name alone would not lead the importer to
+    its slug (a subtask qualified by its parent's, a name staff changed)."""
+    if n.slug_of(task["name"]) == task["slug"]:
+        return {"task": task["name"]}
+    return {"task": task["name"], "url": f"{SITE}/task/{task['slug']}"}
+
+
 def _task_tree(tax: _Taxonomy, pk: int, rows: dict[int, list[dict]]) -> dict:
+    """A task in full, or named only if written already."""
     task = tax.tasks[pk]
-    name = _named(task["slug"], task["name"])
     if pk in tax.written:
-        return {"task": name}
+        return _task_name(task)
     tax.written.add(pk)
     return {
-        "task": name,
+        **_task_name(task),
         "description": task["description"],
         "categories": task["categories"],
-        "source_link": {"url": task["source_link"]} if task["source_link"] else None,
+        "source_link": (
+            {"title": task["source_link_title"] or None, "url": task["source_link"]}
+            if task["source_link"]
+            else None
+        ),
         "datasets": [_board(tax, board, rows, set()) for board in tax.boards.get(pk, [])],
         "subtasks": [_task_tree(tax, child, rows) for child in tax.children.get(pk, [])],
     }
@@ -476,7 +503,7 @@ def _task_tree(tax: _Taxonomy, pk: int, rows: dict[int, list[dict]]) -> dict:
 def _board(tax: _Taxonomy, board: dict, rows: dict[int, list[dict]], seen: set[int]) -> dict:
     seen.add(board["id"])
     return {
-        "dataset": tax.datasets[board["dataset_id"]],
+        **tax.datasets[board["dataset_id"]],
         "description": board["description"],
         "dataset_citations": board["dataset_citations"],
         "dataset_links": board["dataset_links"],

@@ -280,8 +280,11 @@ OUTCOMES_LABELS = {
     "updated": "updated",
     "unchanged": "unchanged",
     "left_alone": "left alone",
+    "deleted": "deleted",  # leaderboard rows a later file's board no longer has
+    "hidden": "hidden",  # junk flagged hidden (the admin's "hidden" filter lists them)
     "rejected": "rejected",
 }
+CHANGES = ("created", "updated", "deleted", "hidden")
 
 Progress = Callable[[Position, int], None]
 

@@ -30,6 +30,9 @@ class PaperIn:
     # (title, abstract, author names, search vector) computed ahead of the writer on
     # PostgreSQL (papers.archive.vectors), or None.
     search: tuple[str, str, str, str] | None = None
+    # Keyed by its arXiv id (the record had no paper URL): `slug` is provisional
+    # (n.arxiv_slug), and the paper that has this arXiv id, if any, is the one updated.
+    by_arxiv: bool = False
 
 
 @dataclass(slots=True)
@@ -65,33 +68,51 @@ class MethodIn:
 
 @dataclass(slots=True)
 class DatasetIn:
-    slug: str
+    slug: str  # "" for a dataset known only by its name, which is then its identity
     fields: dict[str, Any]
     tasks: list[str]
 
 
 @dataclass(slots=True)
 class TaskIn:
-    slug: str
+    """A node of an evaluation-tables tree. Its identity is its path of names from the
+    top-level task: the loader (papers.archive.identity) gives it the slug of its name
+    unless another node holds that slug, then one qualified by its parent's."""
+
+    path: tuple[str, ...]
     fields: dict[str, Any]
+    position: int = 0  # among its parent's subtasks
+    # What the node holds (description, datasets, subtasks): the same subtask repeated
+    # under several parents holds the same, and is one task.
+    content_key: str = ""
+    # Only named ({"task": …}): a mention of a task given in full elsewhere.
+    reference: bool = False
+    # The slug a `url` gives (our exports name a task whose slug its name would not
+    # give): then the identity, whatever the path.
+    slug: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.path[-1]
 
 
 @dataclass(slots=True)
 class LeaderboardIn:
-    task: str
-    dataset: str
-    dataset_name: str
-    parent_dataset: str | None
-    position: int
+    task: tuple[str, ...]  # the task node's path
+    # The dataset: its name, and its slug where the board gives one (our exports do where
+    # the name would not lead to it), which is then its identity.
+    dataset: tuple[str, str]
+    parent: tuple[str, str] | None  # the parent board's dataset, for a subdataset
+    position: int  # in the task's boards, source order, subdatasets after their parent
     fields: dict[str, Any]
     metrics: list[str]
     rows: list[dict[str, Any]]
+    stated_lower_is_better: bool | None = None
 
 
 @dataclass(slots=True)
 class EvaluationIn:
     tasks: list[TaskIn]
-    edges: list[tuple[str, str, int]]
     leaderboards: list[LeaderboardIn]
     stubs: list[PaperIn]
 
@@ -111,6 +132,7 @@ def _published(raw: dict, key: str) -> dict[str, Any]:
 
 def parse_paper(raw: Any) -> PaperIn:
     raw = _require_dict(raw)
+    by_arxiv = False
     if "paper_url" in raw or "id" not in raw:
         slug = n.paper_slug(raw.get("paper_url"), "paper_url") or n.url_slug(
             raw.get("paper_url"), "paper_url"
@@ -118,15 +140,25 @@ def parse_paper(raw: Any) -> PaperIn:
         key = "paper_url"
     else:  # The API's shape: {"id": slug, "published": ...}
         slug, key = n.text(raw.get("id"), "id", max_length=255), "id"
+    arxiv = n.arxiv_id(raw.get("arxiv_id")) or n.arxiv_from_url(raw.get("url_abs"), "url_abs")
+    if not slug and arxiv:
+        # No paper URL (crawled API records often lack it): the arXiv id keys the paper.
+        slug, by_arxiv = n.arxiv_slug(arxiv), True
     if not slug:
-        raise RecordError(key, "missing (it is the paper's identity)")
+        raise RecordError(key, "missing, and no arxiv_id or arXiv url_abs to key the paper by")
     fields = {
         "title": n.one_line(raw.get("title"), "title"),
-        "arxiv_id": n.arxiv_id(raw.get("arxiv_id")) or None,
+        "arxiv_id": arxiv or None,
         "nips_id": n.text(raw.get("nips_id"), "nips_id", max_length=64),
         "openreview_id": n.text(raw.get("openreview_id"), "openreview_id", max_length=64),
         "proceeding": n.one_line(raw.get("proceeding"), "proceeding", max_length=255),
         "conference": n.one_line(raw.get("conference"), "conference", max_length=255),
+        "conference_url_abs": n.text(
+            raw.get("conference_url_abs"), "conference_url_abs", max_length=500
+        ),
+        "conference_url_pdf": n.text(
+            raw.get("conference_url_pdf"), "conference_url_pdf", max_length=500
+        ),
         "abstract": n.text(raw.get("abstract"), "abstract"),
         "short_abstract": n.text(raw.get("short_abstract"), "short_abstract"),
         "url_abs": n.text(raw.get("url_abs"), "url_abs", max_length=500),
@@ -144,6 +176,7 @@ def parse_paper(raw: Any) -> PaperIn:
         authors=n.text_list(raw.get("authors"), "authors"),
         tasks=_names(raw.get("tasks"), "tasks"),
         methods=[m for m in methods if m],
+        by_arxiv=by_arxiv,
     )
 
 
@@ -411,8 +444,9 @@ def parse_method(raw: Any) -> MethodIn:
         raise RecordError("url", "missing, and no name to derive it from (it is the identity)")
     description = n.text(raw.get("description"), "description")
     paper = raw.get("paper")
-    paper = {"url": f"/paper/{paper}"} if isinstance(paper, str) else n.obj(paper, "paper")
-    year = n.integer(raw.get("introduced_year"), "introduced_year")
+    if isinstance(paper, str):  # the API's shape names the paper by its slug
+        paper = {"url": n.pwc_paper_url(n.text(paper, "paper", max_length=255))}
+    paper = n.obj(paper, "paper")
     collections = []
     for index, item in enumerate(n.obj_list(raw.get("collections"), "collections")):
         where = f"collections[{index}]"
@@ -432,8 +466,7 @@ def parse_method(raw: Any) -> MethodIn:
         "description": description,
         "paper_title": n.one_line(paper.get("title"), "paper.title"),
         "paper_url": n.text(paper.get("url"), "paper.url", max_length=500),
-        "introduced_year": year,
-        "year_uncertain": year is not None and (year <= 2000 or year > 2026),
+        **_year(raw, "introduced_year"),
         "source_url": n.text(raw.get("source_url"), "source_url", max_length=500),
         "source_title": n.one_line(raw.get("source_title"), "source_title"),
         "code_snippet_url": n.text(
@@ -441,9 +474,18 @@ def parse_method(raw: Any) -> MethodIn:
         ),
         "num_papers": n.integer(raw.get("num_papers"), "num_papers"),
     }
-    if n.looks_like_junk(name, description):
-        fields["hidden"] = True  # flagged, never un-flagged by an import (staff can)
     return MethodIn(slug=slug, fields=fields, collections=collections)
+
+
+def _year(raw: dict, key: str) -> dict[str, Any]:
+    """The introduced year and whether it is a placeholder. A record without one says
+    nothing of either, so a year flagged before stays flagged."""
+    from papers.models import uncertain_year
+
+    year = n.integer(raw.get(key), key)
+    if year is None:
+        return {}
+    return {"introduced_year": year, "year_uncertain": uncertain_year(year)}
 
 
 # --- datasets -------------------------------------------------------------------------------
@@ -458,13 +500,13 @@ def parse_dataset(raw: Any) -> DatasetIn:
             "name": raw.get("id"),
             "description": raw.get("contents"),
             "variants": raw.get("variants"),
-            "paper": {"title": raw.get("title")},
+            "paper": {"title": raw.get("title"), "year": raw.get("year")},
             "introduced_date": raw.get("date"),
         }
     name = n.one_line(raw.get("name"), "name", max_length=500)
-    slug = n.url_slug(raw.get("url"), "url") or n.slug_of(name)
-    if not slug:
-        raise RecordError("url", "missing, and no name to derive it from (it is the identity)")
+    slug = n.url_slug(raw.get("url"), "url")
+    if not slug and not name:
+        raise RecordError("url", "missing, and no name to know the dataset by (its identity)")
     description = n.text(raw.get("description"), "description")
     paper = n.obj(raw.get("paper"), "paper")
     introduced = n.date(raw.get("introduced_date"), "introduced_date")
@@ -479,16 +521,16 @@ def parse_dataset(raw: Any) -> DatasetIn:
         "description": description,
         "paper_title": n.one_line(paper.get("title"), "paper.title"),
         "paper_url": n.text(paper.get("url"), "paper.url", max_length=500),
-        "introduced_date": introduced,
-        "date_uncertain": uncertain_date(introduced),
+        "paper_year": n.integer(paper.get("year"), "paper.year"),
         "modalities": n.text_list(raw.get("modalities"), "modalities"),
         "languages": n.text_list(raw.get("languages"), "languages"),
         "variants": n.text_list(raw.get("variants"), "variants"),
         "num_papers": n.integer(raw.get("num_papers"), "num_papers"),
         "extra": {k: v for k, v in raw.items() if k not in known and v not in (None, "", [])},
+        "in_dump": True,
     }
-    if n.looks_like_junk(name, description):
-        fields["hidden"] = True  # flagged, never un-flagged by an import (staff can)
+    if introduced is not None:  # a record without a date says nothing of its certainty
+        fields |= {"introduced_date": introduced, "date_uncertain": uncertain_date(introduced)}
     return DatasetIn(slug=slug, fields=fields, tasks=_names(raw.get("tasks"), "tasks"))
 
 
@@ -497,94 +539,143 @@ def parse_dataset(raw: Any) -> DatasetIn:
 
 def parse_evaluation(raw: Any) -> EvaluationIn:
     raw = _require_dict(raw)
-    out = EvaluationIn(tasks=[], edges=[], leaderboards=[], stubs=[])
-    _walk_task(raw, "", None, 0, out)
+    out = EvaluationIn(tasks=[], leaderboards=[], stubs=[])
+    _walk_task(raw, "", (), 0, out)
     return out
 
 
-def _walk_task(raw: Any, where: str, parent: str | None, position: int, out: EvaluationIn) -> None:
+def _walk_task(
+    raw: Any, where: str, parent: tuple[str, ...], position: int, out: EvaluationIn
+) -> None:
     if not isinstance(raw, dict):
         raise RecordError(where or "(record)", "expected a task object")
     name = n.one_line(raw.get("task"), f"{where}task", max_length=500)
     if not name:
         raise RecordError(f"{where}task", "missing (it is the task's identity)")
-    slug = n.slug_of(name)
-    if not slug:
+    if not n.slug_of(name):
         raise RecordError(f"{where}task", f"no usable slug in {name!r}")
-    out.tasks.append(
-        TaskIn(
-            slug=slug,
-            fields={
-                "name": name,
-                "description": n.text(raw.get("description"), f"{where}description"),
-                "categories": n.text_list(raw.get("categories"), f"{where}categories"),
-                "source_link": _link_url(raw.get("source_link"), f"{where}source_link"),
-            },
-        )
+    path = (*parent, name)
+    if path.count(name) > 1:
+        raise RecordError(f"{where}task", f"{name!r} is nested under itself")
+    description = n.text(raw.get("description"), f"{where}description")
+    datasets = n.obj_list(raw.get("datasets"), f"{where}datasets")
+    subtasks = n.obj_list(raw.get("subtasks"), f"{where}subtasks")
+    link = raw.get("source_link")
+    node = TaskIn(
+        path=path,
+        position=position,
+        slug=n.url_slug(raw.get("url"), f"{where}url"),
+        fields={
+            "name": name,
+            "description": description,
+            "categories": n.text_list(raw.get("categories"), f"{where}categories"),
+            "source_link": _link_url(link, f"{where}source_link"),
+            "source_link_title": n.one_line(link.get("title"), f"{where}source_link.title")
+            if isinstance(link, dict)
+            else "",
+        },
+        content_key=hashlib.sha1(
+            json.dumps(
+                [
+                    description,
+                    [n.one_line(d.get("dataset"), "dataset") for d in datasets],
+                    [n.one_line(t.get("task"), "task") for t in subtasks],
+                ],
+                ensure_ascii=False,
+            ).encode()
+        ).hexdigest(),
+        reference=not (description or datasets or subtasks),
     )
-    if parent and parent != slug:
-        out.edges.append((parent, slug, position))
-    for index, dataset in enumerate(n.obj_list(raw.get("datasets"), f"{where}datasets")):
-        _walk_dataset(dataset, f"{where}datasets[{index}].", slug, None, index, out)
-    for index, sub in enumerate(n.obj_list(raw.get("subtasks"), f"{where}subtasks")):
-        _walk_task(sub, f"{where}subtasks[{index}].", slug, index, out)
+    out.tasks.append(node)
+    _Boards(path).walk_all(datasets, where, None, out)
+    for index, sub in enumerate(subtasks):
+        _walk_task(sub, f"{where}subtasks[{index}].", path, index, out)
 
 
-def _walk_dataset(
-    raw: dict,
-    where: str,
-    task: str,
-    parent: tuple[str, str] | None,
-    position: int,
-    out: EvaluationIn,
-) -> None:
+class _Boards:
+    """A task's leaderboards in source order: each board's position counts every board of
+    the task before it, a subdataset's right after its parent's."""
+
+    def __init__(self, task: tuple[str, ...]):
+        self.task = task
+        self.position = 0
+
+    def walk_all(self, items: list[dict], where: str, parent: tuple[str, str] | None, out) -> None:
+        """Sibling boards. Siblings may share a name (nlp-progress has four subdatasets
+        called "Example" under one parent): the second and later are told apart by their
+        place among them ("Smaller Datasets (Example) #2"), never merged."""
+        seen: dict[str, int] = {}
+        key = "subdatasets" if parent else "datasets"
+        for index, raw in enumerate(items):
+            at = f"{where}{key}[{index}]."
+            name = _board_name(raw, at, parent[0] if parent else None)
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] > 1:
+                name = f"{name} #{seen[name]}"
+            dataset = (name, n.url_slug(raw.get("dataset_url"), f"{at}dataset_url"))
+            self.walk(raw, at, dataset, parent, out)
+
+    def walk(
+        self,
+        raw: dict,
+        where: str,
+        dataset: tuple[str, str],
+        parent: tuple[str, str] | None,
+        out,
+    ) -> None:
+        from papers.models import stated_lower_is_better
+
+        sota = n.obj(raw.get("sota"), f"{where}sota")
+        metrics = n.text_list(sota.get("metrics"), f"{where}sota.metrics")
+        rows = []
+        seen: dict[str, int] = {}
+        for index, row in enumerate(n.obj_list(sota.get("rows"), f"{where}sota.rows")):
+            parsed = _parse_row(row, f"{where}sota.rows[{index}].", index)
+            # Rows have no id: identity is their content key plus its occurrence count.
+            occurrence = seen.get(parsed["row_key"], 0)
+            seen[parsed["row_key"]] = occurrence + 1
+            if occurrence:
+                parsed["row_key"] = hashlib.sha1(
+                    f"{parsed['row_key']}#{occurrence}".encode()
+                ).hexdigest()
+            for metric in parsed["metrics"]:
+                if metric not in metrics:
+                    metrics.append(metric)
+            stub = parsed.pop("stub_paper")
+            if stub is not None:
+                out.stubs.append(stub)
+            rows.append(parsed)
+        description = n.text(raw.get("description"), f"{where}description")
+        out.leaderboards.append(
+            LeaderboardIn(
+                task=self.task,
+                dataset=dataset,
+                parent=parent,
+                position=self.position,
+                fields={
+                    "description": description,
+                    "dataset_links": n.obj_list(raw.get("dataset_links"), f"{where}dataset_links"),
+                    "dataset_citations": raw.get("dataset_citations") or [],
+                },
+                metrics=metrics,
+                rows=rows,
+                stated_lower_is_better=stated_lower_is_better(description),
+            )
+        )
+        self.position += 1
+        subs = n.obj_list(raw.get("subdatasets"), f"{where}subdatasets")
+        self.walk_all(subs, where, dataset, out)
+
+
+def _board_name(raw: dict, where: str, parent: str | None) -> str:
     name = n.one_line(raw.get("dataset"), f"{where}dataset", max_length=500)
     if not name and parent and raw.get("subdataset"):
         # A subdataset is named relative to its parent: SemEval 2018 → "General".
         sub = n.one_line(raw.get("subdataset"), f"{where}subdataset", max_length=400)
-        name = f"{parent[1]} ({sub})"
+        name = f"{parent} ({sub})"[:490]
     if not name:
         raise RecordError(f"{where}dataset", "missing (it names the dataset)")
-    slug = n.slug_of(name)
-    sota = n.obj(raw.get("sota"), f"{where}sota")
-    metrics = n.text_list(sota.get("metrics"), f"{where}sota.metrics")
-    rows = []
-    seen: dict[str, int] = {}
-    for index, row in enumerate(n.obj_list(sota.get("rows"), f"{where}sota.rows")):
-        parsed = _parse_row(row, f"{where}sota.rows[{index}].", index)
-        # Rows have no id: identity is their content key plus its occurrence count.
-        occurrence = seen.get(parsed["row_key"], 0)
-        seen[parsed["row_key"]] = occurrence + 1
-        if occurrence:
-            parsed["row_key"] = hashlib.sha1(
-                f"{parsed['row_key']}#{occurrence}".encode()
-            ).hexdigest()
-        for metric in parsed["metrics"]:
-            if metric not in metrics:
-                metrics.append(metric)
-        if parsed.pop("stub"):
-            out.stubs.append(parsed.pop("stub_paper"))
-        else:
-            parsed.pop("stub_paper")
-        rows.append(parsed)
-    out.leaderboards.append(
-        LeaderboardIn(
-            task=task,
-            dataset=slug,
-            dataset_name=name,
-            parent_dataset=parent[0] if parent else None,
-            position=position,
-            fields={
-                "description": n.text(raw.get("description"), f"{where}description"),
-                "dataset_links": n.obj_list(raw.get("dataset_links"), f"{where}dataset_links"),
-                "dataset_citations": raw.get("dataset_citations") or [],
-            },
-            metrics=metrics,
-            rows=rows,
-        )
-    )
-    for index, sub in enumerate(n.obj_list(raw.get("subdatasets"), f"{where}subdatasets")):
-        _walk_dataset(sub, f"{where}subdatasets[{index}].", task, (slug, name), index, out)
+    return name
 
 
 def _link_url(value: Any, where: str) -> str:
@@ -636,7 +727,6 @@ def _parse_row(raw: dict, where: str, position: int) -> dict[str, Any]:
         "model_links": raw.get("model_links") or [],
         "paper_slug": slug,
         "paper_arxiv": n.arxiv_from_url(paper_url, f"{where}paper_url"),
-        "stub": stub is not None,
         "stub_paper": stub,
     }
 

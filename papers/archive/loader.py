@@ -16,12 +16,15 @@ from copy import deepcopy
 from typing import Any
 
 from django.db import IntegrityError, connection, models, transaction
+from django.db.models.functions import Length
 from django.utils import timezone
 
 from papers.archive import normalise as n
+from papers.archive.identity import DatasetNames, FreeSlugs, TaskTree
 from papers.archive.kinds import (
     DatasetIn,
     EvaluationIn,
+    LeaderboardIn,
     LinkIn,
     MethodIn,
     PaperIn,
@@ -45,27 +48,29 @@ from papers.models import (
     LeaderboardMetric,
     LeaderboardRow,
     Method,
+    MethodCollection,
     Paper,
     PaperAuthor,
+    PaperDataset,
     PaperMethod,
     PaperTask,
     ReportRepository,
     Repository,
     Sample,
     Task,
-    TaskEdge,
     uncertain_date,
 )
 from papers.search import index as search_index
 
-OUTCOMES = ("created", "updated", "unchanged", "left_alone", "rejected")
+OUTCOMES = ("created", "updated", "unchanged", "left_alone", "deleted", "hidden", "rejected")
 
 PAPER_FIELDS = (
     "title", "arxiv_id", "nips_id", "openreview_id", "published", "proceeding", "conference",
-    "abstract", "short_abstract", "url_abs", "url_pdf", "source_archive", "source_snapshot",
-    "source_row_kind", "source_licence_url", "arxiv_metadata", "extracted_results", "extra",
-    "has_report", "report_url", "report_atlas_url", "report_developers_url", "report_mcp",
-    "report_read_at", "report_read_at_is", "report_claim", "report_repo_kind_vocabulary",
+    "conference_url_abs", "conference_url_pdf", "abstract", "short_abstract", "url_abs",
+    "url_pdf", "source_archive", "source_snapshot", "source_row_kind", "source_licence_url",
+    "arxiv_metadata", "extracted_results", "extra", "has_report", "report_url",
+    "report_atlas_url", "report_developers_url", "report_mcp", "report_read_at",
+    "report_read_at_is", "report_claim", "report_repo_kind_vocabulary",
     "report_n_pointer_only_for_licence",
 )  # fmt: skip
 SAMPLE_FIELDS = (
@@ -201,6 +206,12 @@ class Loader:
         self.link_counts: LinkCounts | None = None
         # The slugs the papers table may hold (set by the importer), or None: look up all.
         self.known_slugs: KnownSlugs | None = None
+        # Datasets known by name, and the slugs this import gave new ones.
+        self.dataset_names = DatasetNames(self)
+        self.free_dataset_slugs = FreeSlugs(Dataset)
+        # Whether the papers table may hold papers keyed by their arXiv id (None: not
+        # yet asked).
+        self.arxiv_keyed: bool | None = None
 
     # --- generic upsert ----------------------------------------------------------------
 
@@ -324,6 +335,7 @@ class Loader:
 
     def papers(self, incoming: list[PaperIn]) -> dict[str, int]:
         """Upsert papers (and their author/task/method lists) by slug; returns slug → id."""
+        self._key_by_arxiv(incoming)
         merged: dict[str, PaperIn] = {}
         for paper in incoming:
             merged[paper.slug] = _merge_incoming(merged.get(paper.slug), paper)
@@ -463,6 +475,44 @@ class Loader:
             {ids[row[0]] for row in new},
         )
         return ids
+
+    def _key_by_arxiv(self, incoming: list[PaperIn]) -> None:
+        """Papers known only by their arXiv id take the slug of the paper that has it (in
+        the table or in this batch); a paper with a slug adopts the row that was keyed
+        by its arXiv id until now, which takes its slug (n.arxiv_slug)."""
+        if self.arxiv_keyed is None:
+            self.arxiv_keyed = Paper.objects.filter(slug__startswith="arxiv-").exists()
+        keyed = [p for p in incoming if p.by_arxiv]
+        if not keyed and not self.arxiv_keyed:
+            return
+        slugged = {
+            p.fields["arxiv_id"]: p.slug
+            for p in incoming
+            if not p.by_arxiv and p.fields.get("arxiv_id")
+        }
+        if self.arxiv_keyed and slugged:
+            provisional = {n.arxiv_slug(aid): slug for aid, slug in slugged.items()}
+            rows = _in(Paper, "slug", provisional, "id", "slug")
+            taken = {r["slug"] for r in _in(Paper, "slug", provisional.values(), "slug")}
+            for row in rows:
+                slug = provisional[row["slug"]]
+                if slug not in taken:
+                    Paper.objects.filter(id=row["id"]).update(slug=slug, updated_at=self.now)
+                    taken.add(slug)
+                    if self.known_slugs is not None:
+                        self.known_slugs.update([slug])
+        if not keyed:
+            return
+        ids = [p.fields["arxiv_id"] for p in keyed]
+        stored: dict[str, str] = {}
+        for row in sorted(_in(Paper, "arxiv_id", ids, "id", "slug", "arxiv_id"),
+                          key=lambda r: r["id"]):  # fmt: skip
+            stored.setdefault(row["arxiv_id"], row["slug"])
+        for paper in keyed:
+            aid = paper.fields["arxiv_id"]
+            paper.slug = slugged.get(aid) or stored.get(aid) or paper.slug
+            if paper.slug == n.arxiv_slug(aid):
+                self.arxiv_keyed = True
 
     def _current_lists(
         self, paper_ids: list[int], names: list[str]
@@ -668,7 +718,8 @@ class Loader:
     def _introduced(self, records, paper_ids) -> None:
         """Point the datasets and methods a record says it introduces at its paper: by
         exact name first (so "PatchAttn" and "patchattn" stay two methods when the
-        methods file has both), else by slug, creating a stub when neither exists."""
+        methods file has both), else by slug, creating a stub when neither exists
+        (datasets: papers.archive.identity)."""
         for name, model in (("datasets_introduced", Dataset), ("methods_introduced", Method)):
             wanted = [
                 (item, paper_ids[r.paper.slug])
@@ -678,14 +729,17 @@ class Loader:
             ]
             if not wanted:
                 continue
-            by_name = {
-                row["name"]: row["id"]
-                for row in select_rows(model, "name", [w[0] for w in wanted], ["id", "name"])
-            }
-            missing = {n.slug_of(item): item for item, _ in wanted if item not in by_name}
-            by_slug = self.upsert(
-                model, "slug", {s: {"name": v} for s, v in missing.items()}, fill_only=True
-            )
+            if model is Dataset:
+                by_name, by_slug = self.dataset_names.mentions(w[0] for w in wanted), {}
+            else:
+                by_name = {
+                    row["name"]: row["id"]
+                    for row in select_rows(model, "name", [w[0] for w in wanted], ["id", "name"])
+                }
+                missing = {n.slug_of(item): item for item, _ in wanted if item not in by_name}
+                by_slug = self.upsert(
+                    model, "slug", {s: {"name": v} for s, v in missing.items()}, fill_only=True
+                )
             for item, paper_id in wanted:
                 target = by_name.get(item) or by_slug.get(n.slug_of(item))
                 stale = model.objects.filter(pk=target).exclude(introduced_by_id=paper_id)
@@ -709,35 +763,57 @@ class Loader:
         )
         latest = {m.slug: m for m in incoming}
         method_ids = self.upsert(Method, "slug", {s: m.fields for s, m in latest.items()})
-        through = Method.collections.through
-        current = defaultdict(set)
+        # A method's collections in the record's order (the first is its primary one),
+        # then any it was in before that the record does not name (kept: a dump lists
+        # collections as of its date); rewritten where that differs, unless staff edited
+        # the method.
+        current = defaultdict(list)
         for part in chunks(list(method_ids.values())):
-            for mid, cid in through.objects.filter(method_id__in=part).values_list(
-                "method_id", "collection_id"
+            for mid, cid in (
+                MethodCollection.objects.filter(method_id__in=part)
+                .order_by("method_id", "position", "id")
+                .values_list("method_id", "collection_id")
             ):
-                current[mid].add(cid)
-        add = []
+                current[mid].append(cid)
+        edited = set()
+        for part in chunks(list(method_ids.values())):
+            edited.update(
+                Method.objects.filter(id__in=part, edited_in_admin=True).values_list(
+                    "id", flat=True
+                )
+            )
+        stale, rows = [], []
         for slug, method in latest.items():
             mid = method_ids.get(slug)
-            if mid is None:
+            wanted = list(dict.fromkeys(collection_ids[c["slug"]] for c in method.collections))
+            if mid is None or not wanted:
                 continue
-            for c in method.collections:
-                if collection_ids[c["slug"]] not in current[mid]:
-                    add.append(through(method_id=mid, collection_id=collection_ids[c["slug"]]))
-        through.objects.bulk_create(add, ignore_conflicts=True)
+            wanted += [cid for cid in current[mid] if cid not in wanted]
+            if wanted == current[mid]:
+                continue
+            if mid in edited and not self.overwrite_edits:
+                continue
+            stale.append(mid)
+            rows.extend((mid, cid, position) for position, cid in enumerate(wanted))
+        delete_where_in(MethodCollection, "method_id", stale)
+        insert_rows(MethodCollection, ["method_id", "collection_id", "position"], rows)
 
     def datasets(self, incoming: list[DatasetIn]) -> None:
-        latest = {d.slug: d for d in incoming}
-        dataset_ids = self.upsert(Dataset, "slug", {s: d.fields for s, d in latest.items()})
-        names = {n.slug_of(t): t for d in latest.values() for t in d.tasks if n.slug_of(t)}
+        by_url = {d.slug: d for d in incoming if d.slug}
+        by_name = {d.fields["name"]: d for d in incoming if not d.slug}
+        ids = self.upsert(Dataset, "slug", {s: d.fields for s, d in by_url.items()})
+        named = self.dataset_names.definitions({k: d.fields for k, d in by_name.items()})
+        targets = [(ids.get(slug), d) for slug, d in by_url.items()]
+        targets += [(named.get(name), d) for name, d in by_name.items()]
+        names = {n.slug_of(t): t for _, d in targets for t in d.tasks if n.slug_of(t)}
         task_ids = self.upsert(
             Task, "slug", {s: {"name": v} for s, v in names.items()}, fill_only=True
         )
         through = Dataset.tasks.through
         rows = [
-            through(dataset_id=dataset_ids[slug], task_id=task_ids[n.slug_of(t)])
-            for slug, d in latest.items()
-            if slug in dataset_ids
+            through(dataset_id=dataset_id, task_id=task_ids[n.slug_of(t)])
+            for dataset_id, d in targets
+            if dataset_id is not None
             for t in d.tasks
             if n.slug_of(t) in task_ids
         ]
@@ -746,101 +822,98 @@ class Loader:
     # --- evaluation tables ----------------------------------------------------------------
 
     def evaluations(self, incoming: list[EvaluationIn]) -> None:
-        tasks: dict[str, dict] = {}
-        for ev in incoming:
-            for task in ev.tasks:
-                values = tasks.setdefault(task.slug, {})
-                values.update({k: v for k, v in task.fields.items() if not empty(v)})
-                values.setdefault("name", task.fields["name"])
-        task_ids = self.upsert(Task, "slug", tasks)
-        edges = {(task_ids[p], task_ids[c]): pos for ev in incoming for p, c, pos in ev.edges}
-        existing = set()
-        for part in chunks(sorted({p for p, _ in edges})):
-            existing.update(
-                TaskEdge.objects.filter(parent_id__in=part).values_list("parent_id", "child_id")
-            )
-        TaskEdge.objects.bulk_create(
-            [
-                TaskEdge(parent_id=p, child_id=c, position=pos)
-                for (p, c), pos in edges.items()
-                if (p, c) not in existing
-            ],
-            ignore_conflicts=True,
-        )
-        self.stats.add("TaskEdge", "created", len(set(edges) - existing))
-        self.stats.add("TaskEdge", "unchanged", len(set(edges) & existing))
-
+        task_ids = TaskTree(self).resolve([task for ev in incoming for task in ev.tasks])
         boards = [lb for ev in incoming for lb in ev.leaderboards]
-        dataset_ids = self.upsert(
-            Dataset,
-            "slug",
-            {lb.dataset: {"name": lb.dataset_name} for lb in boards},
-            fill_only=True,
-        )
+        datasets = [d for lb in boards for d in (lb.dataset, lb.parent) if d]
+        named = self.dataset_names.mentions(name for name, slug in datasets if not slug)
+        at_slugs = self.dataset_names.at_slugs({slug: name for name, slug in datasets if slug})
+
+        def dataset_id(dataset: tuple[str, str]) -> int:
+            name, slug = dataset
+            return at_slugs[slug] if slug else named[name]
+
         through = Dataset.tasks.through
         through.objects.bulk_create(
             [
-                through(dataset_id=dataset_ids[lb.dataset], task_id=task_ids[lb.task])
+                through(dataset_id=dataset_id(lb.dataset), task_id=task_ids[lb.task])
                 for lb in boards
             ],
             ignore_conflicts=True,
         )
         stub_ids = self.papers([stub for ev in incoming for stub in ev.stubs])
 
+        # A board given twice (a subtask repeated under several parents) is one board:
+        # the last given wins.
+        latest: dict[tuple[int, int], LeaderboardIn] = {}
+        for lb in boards:
+            latest[(task_ids[lb.task], dataset_id(lb.dataset))] = lb
         board_ids: dict[tuple[int, int], int] = {}
         by_task = defaultdict(dict)
-        for lb in boards:
-            by_task[task_ids[lb.task]][dataset_ids[lb.dataset]] = lb.fields | {
-                "position": lb.position
-            }
+        for (task_id, dataset), lb in latest.items():
+            by_task[task_id][dataset] = lb.fields | {"position": lb.position}
         for task_id, items in by_task.items():
             ids = self.upsert(Leaderboard, "dataset_id", items, extra_key={"task_id": task_id})
-            for dataset_id, board_id in ids.items():
-                board_ids[(task_id, dataset_id)] = board_id
-        parents = {}
-        for lb in boards:
-            if lb.parent_dataset:
-                key = (task_ids[lb.task], dataset_ids[lb.dataset])
-                parent_key = (task_ids[lb.task], dataset_ids[lb.parent_dataset])
-                if parent_key in board_ids and key in board_ids:
-                    parents[board_ids[key]] = board_ids[parent_key]
-        for board_id, parent_id in parents.items():
-            Leaderboard.objects.filter(id=board_id).exclude(parent_id=parent_id).update(
-                parent_id=parent_id
-            )
+            for dataset, board_id in ids.items():
+                board_ids[(task_id, dataset)] = board_id
+        for (task_id, dataset), lb in latest.items():
+            parent = board_ids.get((task_id, dataset_id(lb.parent))) if lb.parent else None
+            if parent is not None:
+                Leaderboard.objects.filter(id=board_ids[(task_id, dataset)]).exclude(
+                    parent_id=parent
+                ).update(parent_id=parent)
 
         arxiv_ids = {row["paper_arxiv"] for lb in boards for row in lb.rows if row["paper_arxiv"]}
         by_arxiv = {
             row["arxiv_id"]: row["id"]
             for row in _in(Paper, "arxiv_id", arxiv_ids, "id", "arxiv_id")
         }
-        for lb in boards:
-            board_id = board_ids[(task_ids[lb.task], dataset_ids[lb.dataset])]
-            metric_items = {m: {"position": i} for i, m in enumerate(lb.metrics)}
-            self.upsert(
-                LeaderboardMetric, "name", metric_items, extra_key={"leaderboard_id": board_id}
+        for key, lb in latest.items():
+            self._board(board_ids[key], lb, stub_ids, by_arxiv)
+
+    def _board(self, board_id: int, lb: LeaderboardIn, stub_ids, by_arxiv) -> None:
+        """Write one board's metrics and rows as the file gives them: the file's version of
+        a board replaces the one stored (rows and metrics it no longer has go, except rows
+        staff edited and metrics whose direction staff set)."""
+        metric_items = {
+            m: {"position": i, "stated_lower_is_better": lb.stated_lower_is_better}
+            for i, m in enumerate(lb.metrics)
+        }
+        self.upsert(
+            LeaderboardMetric, "name", metric_items, extra_key={"leaderboard_id": board_id}
+        )
+        LeaderboardMetric.objects.filter(
+            leaderboard_id=board_id, lower_is_better__isnull=True
+        ).exclude(name__in=list(metric_items)).delete()
+        rows = {}
+        for row in lb.rows:
+            values = {
+                k: v for k, v in row.items() if k not in {"row_key", "paper_slug", "paper_arxiv"}
+            }
+            values["paper_id"] = stub_ids.get(row["paper_slug"]) or by_arxiv.get(
+                row["paper_arxiv"]
             )
-            rows = {}
-            for row in lb.rows:
-                values = {
-                    k: v
-                    for k, v in row.items()
-                    if k not in {"row_key", "paper_slug", "paper_arxiv"}
-                }
-                values["paper_id"] = stub_ids.get(row["paper_slug"]) or by_arxiv.get(
-                    row["paper_arxiv"]
-                )
-                rows[row["row_key"]] = values
-            self.upsert(LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": board_id})
+            rows[row["row_key"]] = values
+        self.upsert(LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": board_id})
+        stored = LeaderboardRow.objects.filter(leaderboard_id=board_id).values_list(
+            "id", "row_key", "edited_in_admin"
+        )
+        gone = [
+            pk
+            for pk, key, edited in stored
+            if key not in rows and (self.overwrite_edits or not edited)
+        ]
+        delete_where_in(LeaderboardRow, "id", gone)
+        deleted = len(gone)
+        self.stats.add("LeaderboardRow", "deleted", deleted)
 
     # --- end of an import -------------------------------------------------------------------
 
     def finish(self) -> None:
         """Resolve references that files imported in another order left open, hide
-        case-only duplicates, and refresh the denormalised counts."""
+        junk, and refresh the denormalised counts."""
         resolve_references()
-        hide_case_duplicates(Method)
-        hide_case_duplicates(Dataset)
+        for model in (Method, Dataset):
+            self.stats.add(model.__name__, "hidden", hide_junk(model))
         refresh_counts(self.touched_papers)
 
 
@@ -1000,18 +1073,26 @@ def touch(model, ids: list[int], when) -> None:
         model.objects.filter(id__in=part).update(updated_at=when)
 
 
-def hide_case_duplicates(model) -> None:
-    """Of records whose names differ only in case, keep the most used visible."""
-    groups = defaultdict(list)
-    for row in model.objects.filter(edited_in_admin=False).values(
-        "id", "name", "slug", "num_papers", "hidden"
-    ):
-        groups[row["name"].casefold()].append(row)
-    hide = []
-    for rows in groups.values():
-        if len(rows) < 2 or len({r["name"] for r in rows}) < 2:
-            continue
-        rows.sort(key=lambda r: (-(r["num_papers"] or 0), len(r["slug"]), r["slug"]))
-        hide.extend(r["id"] for r in rows[1:] if not r["hidden"])
+def hide_junk(model) -> int:
+    """Flag as hidden the records that are plainly junk (n.looks_like_junk) and that no
+    paper uses; returns how many. Staff see them in the admin's hidden filter; one they
+    show again is marked edited, and no import hides it again."""
+    links = PaperMethod if model is Method else PaperDataset
+    short = model.objects.annotate(size=Length("description")).filter(
+        hidden=False, edited_in_admin=False, size__gt=0, size__lte=n.JUNK_MAX
+    )
+    junk = [
+        pk
+        for pk, name, full_name, description in short.values_list(
+            "id", "name", "full_name", "description"
+        )
+        if n.looks_like_junk(name, full_name, description)
+    ]
+    fk = "method_id" if model is Method else "dataset_id"
+    used = set()
+    for part in chunks(junk):
+        used.update(links.objects.filter(**{f"{fk}__in": part}).values_list(fk, flat=True))
+    hide = [pk for pk in junk if pk not in used]
     for part in chunks(hide):
-        model.objects.filter(id__in=part).update(hidden=True)
+        model.objects.filter(id__in=part).update(hidden=True, updated_at=timezone.now())
+    return len(hide)

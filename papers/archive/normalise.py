@@ -203,12 +203,54 @@ def slug_of(name: str) -> str:
     return slugify(name)[:255]
 
 
+def arxiv_slug(arxiv: str) -> str:
+    """The slug of a paper known only by its arXiv id: "arxiv-2006.12467" ("/" of an old
+    id as "-"). Papers with Code's own slugs never hold a dot, so it cannot clash."""
+    return "arxiv-" + arxiv.replace("/", "-")
+
+
+def arxiv_of_slug(slug: str) -> str:
+    """The arXiv id a slug made by arxiv_slug() keys, or ""."""
+    if not slug.startswith("arxiv-"):
+        return ""
+    rest = slug.removeprefix("arxiv-")
+    if _ARXIV_NEW.fullmatch(rest):
+        return _ARXIV_NEW.fullmatch(rest).group(1)
+    head, _, number = rest.rpartition("-")
+    old = f"{head}/{number}"
+    return old if _ARXIV_OLD.fullmatch(old) else ""
+
+
+PWC = "https://paperswithcode.com"
+
+
+def pwc_paper_url(slug: str) -> str:
+    """A paper's URL as the dumps write it, for a record that names it by slug."""
+    return f"{PWC}/paper/{slug}" if slug else ""
+
+
 _VOWELS = set("aeiouyAEIOUY")
+JUNK_MAX = 64  # junk descriptions are a word of mash; longer ones are never looked at
 
 
-def looks_like_junk(name: str, description: str) -> bool:
-    """Keyboard-mash records like a method named "dhf" described as "dfhdfh"."""
-    letters = "".join(ch for ch in name + description if ch.isalpha())
-    if not letters or not letters.isascii():
-        return False
-    return not (_VOWELS & set(letters)) and len(description.split()) <= 1
+def _mash(text: str) -> bool:
+    """One word of ASCII letters without a vowel: "dfhdfh"."""
+    word = text.strip()
+    return (
+        1 < len(word) <= JUNK_MAX
+        and word.isascii()
+        and word.isalpha()
+        and not (_VOWELS & set(word))
+    )
+
+
+def looks_like_junk(name: str, full_name: str, description: str) -> bool:
+    """Keyboard mash: a method named "dhf", in full "dfh", described as "dfhdfh". A name
+    without vowels alone is no sign (NTK, VGG-16, XLM-R, 3D CNN), nor a description that
+    repeats the name: the name, the description and any full name must all be mash."""
+    return (
+        _mash(name)
+        and _mash(description)
+        and description.casefold() != name.casefold()
+        and (not full_name or _mash(full_name))
+    )

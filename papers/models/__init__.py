@@ -6,6 +6,7 @@ from papers.models.leaderboards import (
     infer_lower_is_better,
     parse_metric_value,
     ranked_rows,
+    stated_lower_is_better,
 )
 from papers.models.papers import (
     NEWEST_FIRST,
@@ -16,12 +17,14 @@ from papers.models.papers import (
     RelatedPaper,
     Repository,
     uncertain_date,
+    uncertain_year,
 )
 from papers.models.reports import ReportRepository, Sample, report_by_repo_kind, report_summary
 from papers.models.taxonomy import (
     Collection,
     Dataset,
     Method,
+    MethodCollection,
     PaperDataset,
     PaperMethod,
     PaperTask,
@@ -39,6 +42,7 @@ __all__ = [
     "LeaderboardMetric",
     "LeaderboardRow",
     "Method",
+    "MethodCollection",
     "Paper",
     "PaperAuthor",
     "PaperDataset",
@@ -56,5 +60,7 @@ __all__ = [
     "ranked_rows",
     "report_by_repo_kind",
     "report_summary",
+    "stated_lower_is_better",
     "uncertain_date",
+    "uncertain_year",
 ]

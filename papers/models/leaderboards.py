@@ -8,33 +8,61 @@ from django.db import models
 
 from papers.models.base import Record
 
-# Metric names whose smaller values are better. Matched as whole words, case-insensitively.
+# Metric names whose smaller values are better, matched as whole words, case-insensitively,
+# after "_" and "-" become spaces ("cross-entropy" → "cross entropy").
 _LOWER_IS_BETTER = re.compile(
-    r"\b(error|err|loss|perplexity|ppl|wer|cer|ter|fid|kid|mae|mse|rmse|nll|bpc|bpd|"
-    r"eer|mr|rank|latency|time|params|parameters|flops|macs|distance|hter|minade|minfde|"
-    r"ade|fde|epe|chamfer|abs rel|sq rel)\b",
+    r"\b("
+    r"errors?|err|error rates?|miss rates?|false (?:positive|alarm|negative) rates?|fpr|fnr|"
+    r"loss|log loss|nll|(?:cross )?entropy|perplexity|ppl|"
+    r"bits? per (?:character|char|dimension|dim|byte|pixel|sub ?word|word)|bits?/(?:dim|char)|"
+    r"bpc|bpd|bpb|nats|"
+    r"wer|cer|ter|fid|kid|lpips|mae|mse|rmse|mape|smape|eer|hter|"
+    r"mr|mean rank|median rank|average rank|latency|time|runtime|inference time|"
+    r"params|parameters|number of params|flops|gflops|mflops|macs|gmacs|model size|memory|"
+    r"distance|chamfer|emd|minade|minfde|ade|fde|epe|abs rel|sq rel|d1 all"
+    r")\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+# Wrapping a value may carry in the dumps: a byte-order mark, Markdown emphasis (**70.3**,
+# _70.3_), and the spaces around them.
+_WRAPPING = "\ufeff\u200b *_`"
+# What a board's description says of its metrics: "(lower is better)", "higher = better".
+_STATED = re.compile(
+    r"\b(lower|smaller|less|higher|larger|greater|more)\s*(?:is|=|are)\s*better\b",
+    re.IGNORECASE,
+)
 
 
 def infer_lower_is_better(metric_name: str) -> bool:
-    """Whether a metric's smaller values are better, judged from its name."""
+    """Whether a metric's smaller values are better, judged from its name (higher when
+    the name says nothing: accuracy, F1, BLEU…)."""
     return bool(_LOWER_IS_BETTER.search(metric_name.replace("_", " ").replace("-", " ")))
+
+
+def stated_lower_is_better(description: str) -> bool | None:
+    """The direction a leaderboard's description states for its metrics ("Models are
+    evaluated based on average cross-entropy (lower is better)"), or None when it states
+    none, or both."""
+    lower = {"lower", "smaller", "less"}
+    said = {m.group(1).lower() in lower for m in _STATED.finditer(description)}
+    return said.pop() if len(said) == 1 else None
 
 
 def parse_metric_value(raw) -> float | None:
     """The number a metric value states: 89.09 from "89.09%", 0.6495 from "0.6495 ± 0.0043",
-    34e6 from "34M"; None when there is no single leading number ("", "-", a list)."""
+    34e6 from "34M", 70.3 from "**70.3**", 1234.5 from "1,234.5"; None when there is no
+    single leading number ("", "-", a list)."""
     if raw is None or isinstance(raw, bool):
         return None
     if isinstance(raw, int | float):
         return float(raw)
-    text = str(raw).strip()
+    text = str(raw).strip(_WRAPPING + "\t\n")
     if not text or text.startswith("("):
         return None
-    match = _NUMBER.match(text.lstrip("~≈<>= "))
+    text = text.lstrip("~≈<>= ")
+    match = _NUMBER.match(text)
     if not match:
         return None
     number = match.group(0).replace(",", "")
@@ -42,7 +70,7 @@ def parse_metric_value(raw) -> float | None:
         value = float(number)
     except ValueError:
         return None
-    rest = text.lstrip("~≈<>= ")[match.end() :].strip()
+    rest = text[match.end() :].strip(_WRAPPING)
     if rest[:1].lower() in _SUFFIX and (len(rest) == 1 or not rest[1].isalpha()):
         value *= _SUFFIX[rest[0].lower()]
     return value
@@ -117,8 +145,16 @@ class LeaderboardMetric(models.Model):
     lower_is_better = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Leave empty to infer from the name (error, loss, perplexity, WER, FID… "
-        "are lower-is-better); set it when the guess is wrong.",
+        help_text="Leave empty to take the direction the leaderboard's description states, "
+        "else to infer it from the name (error, loss, perplexity, WER, FID… are "
+        "lower-is-better); set it when that is wrong.",
+    )
+    stated_lower_is_better = models.BooleanField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The direction the source board's description states, if any "
+        '("lower is better").',
     )
 
     objects = LeaderboardMetricManager()
@@ -141,9 +177,14 @@ class LeaderboardMetric(models.Model):
 
     @property
     def is_lower_better(self) -> bool:
+        """Staff's choice, else what the name says when it says lower (an error rate stays
+        lower-is-better whatever the description says of the board's other metrics), else
+        what the source board states, else higher."""
         if self.lower_is_better is not None:
             return self.lower_is_better
-        return infer_lower_is_better(self.name)
+        if infer_lower_is_better(self.name):
+            return True
+        return bool(self.stated_lower_is_better)
 
 
 class LeaderboardRowManager(models.Manager):

@@ -19,6 +19,19 @@ def uncertain_date(value: dt.date | None) -> bool:
     return value.year < 1900 or value > snapshot
 
 
+# The methods dump writes `introduced_year: 2000` for "unknown" (most methods have it).
+PLACEHOLDER_YEAR = 2000
+
+
+def uncertain_year(year: int | None) -> bool:
+    """A method's introduced year that is the dump's placeholder, or impossible (after the
+    snapshot, or before modern science); real early years stand (SGD 1951, LSTM 1997)."""
+    if year is None:
+        return False
+    snapshot = dt.date.fromisoformat(settings.ARCHIVE_SNAPSHOT)
+    return year == PLACEHOLDER_YEAR or year > snapshot.year or year < 1600
+
+
 # Newest first, undated papers last, on every engine: the order paper_published_idx
 # serves (on PostgreSQL it is built NULLS LAST by migration 0004).
 NEWEST_FIRST = (models.F("published").desc(nulls_last=True), models.F("id").desc())
@@ -105,6 +118,8 @@ class Paper(Record):
     )
     proceeding = models.CharField(max_length=255, blank=True)
     conference = models.CharField(max_length=255, blank=True)
+    conference_url_abs = models.CharField("conference abstract URL", max_length=500, blank=True)
+    conference_url_pdf = models.CharField("conference PDF URL", max_length=500, blank=True)
     abstract = models.TextField(blank=True)
     short_abstract = models.TextField(blank=True)
     url_abs = models.CharField("abstract URL", max_length=500, blank=True)

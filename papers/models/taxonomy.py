@@ -41,6 +41,17 @@ class Task(Curated):
         default=list, blank=True, help_text="Areas, as the archive names them."
     )
     source_link = models.CharField(max_length=500, blank=True)
+    source_link_title = models.CharField(
+        max_length=500, blank=True, help_text='The source link\'s title ("CheXpert Leaderboard").'
+    )
+    content_key = models.CharField(
+        max_length=40,
+        blank=True,
+        editable=False,
+        help_text="A digest of what the evaluation tables hold under this task (description, "
+        "datasets, subtasks): a subtask repeated under several parents is one task, a "
+        "different node of the same name is another.",
+    )
     parents = models.ManyToManyField(
         "self",
         through="TaskEdge",
@@ -131,13 +142,17 @@ class Method(Curated):
     paper_url = models.CharField(max_length=500, blank=True)
     introduced_year = models.IntegerField(null=True, blank=True)
     year_uncertain = models.BooleanField(
-        default=False, help_text="The archive's year is a placeholder (2000) or impossible."
+        default=False,
+        help_text="The archive's year is its placeholder for unknown (2000) or impossible: "
+        "not shown.",
     )
     source_url = models.CharField(max_length=500, blank=True)
     source_title = models.CharField(max_length=1000, blank=True)
     code_snippet_url = models.CharField(max_length=500, blank=True)
     num_papers = models.IntegerField(null=True, blank=True)
-    collections = models.ManyToManyField(Collection, related_name="methods", blank=True)
+    collections = models.ManyToManyField(
+        Collection, through="MethodCollection", related_name="methods", blank=True
+    )
 
     class Meta(Curated.Meta):
         constraints = [models.UniqueConstraint(fields=["slug"], name="method_slug_unique")]
@@ -145,12 +160,61 @@ class Method(Curated):
     def get_absolute_url(self) -> str:
         return reverse("method", kwargs={"slug": self.slug})
 
+    @property
+    def shown_year(self) -> int | None:
+        return None if self.year_uncertain else self.introduced_year
+
+    @property
+    def paper_slug(self) -> str:
+        """The introducing paper's slug: the paper's if imported, else the one its URL
+        names (the archive names papers it does not hold)."""
+        from papers.archive.normalise import paper_slug
+
+        if self.introduced_by_id is not None:
+            return self.introduced_by.slug
+        return paper_slug(self.paper_url, "paper_url")
+
+
+class MethodCollectionManager(models.Manager):
+    def get_by_natural_key(self, method_slug, collection_slug):
+        return self.get(method__slug=method_slug, collection__slug=collection_slug)
+
+
+class MethodCollection(models.Model):
+    """A method's collections in the dump's order: the first is its primary one."""
+
+    # No index of its own: methodcollection_unique starts with this column.
+    method = models.ForeignKey(Method, on_delete=models.CASCADE, db_index=False)
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    objects = MethodCollectionManager()
+
+    class Meta:
+        ordering = ["method_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["method", "collection"], name="methodcollection_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} in {self.collection}"
+
+    def natural_key(self):
+        return (self.method.slug, self.collection.slug)
+
+    natural_key.dependencies = ["papers.method", "papers.collection"]
+
 
 class Dataset(Curated):
     full_name = models.CharField(max_length=1000, blank=True)
     homepage = models.CharField(max_length=500, blank=True)
     introduced_date = models.DateField(null=True, blank=True)
-    date_uncertain = models.BooleanField(default=False)
+    date_uncertain = models.BooleanField(
+        default=False,
+        help_text="The date is before 1900 or after the snapshot: kept but not shown as a fact.",
+    )
     introduced_by = models.ForeignKey(
         "Paper",
         null=True,
@@ -160,6 +224,9 @@ class Dataset(Curated):
     )
     paper_title = models.CharField(max_length=1000, blank=True)
     paper_url = models.CharField(max_length=500, blank=True)
+    paper_year = models.IntegerField(
+        null=True, blank=True, help_text="The introducing paper's year, where the source gives it."
+    )
     modalities = models.JSONField(default=list, blank=True)
     languages = models.JSONField(default=list, blank=True)
     variants = models.JSONField(default=list, blank=True)
@@ -168,9 +235,19 @@ class Dataset(Curated):
     extra = models.JSONField(
         default=dict, blank=True, help_text="Keys this site does not model, kept."
     )
+    in_dump = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Described by a datasets file; unset for a name only leaderboards or "
+        "records mention, which the first dataset record of that name fills in.",
+    )
 
     class Meta(Curated.Meta):
         constraints = [models.UniqueConstraint(fields=["slug"], name="dataset_slug_unique")]
+        indexes = [
+            # Datasets known by name: the importer finds a dataset record's row by name.
+            models.Index(fields=["name"], name="dataset_name_idx"),
+        ]
 
     def get_absolute_url(self) -> str:
         return reverse("dataset", kwargs={"slug": self.slug})

@@ -5,7 +5,7 @@ from contextlib import ExitStack
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.archive.importer import OUTCOMES_LABELS, import_files
+from papers.archive.importer import CHANGES, OUTCOMES_LABELS, import_files
 from papers.archive.readers import KINDS
 
 
@@ -114,7 +114,7 @@ class Command(BaseCommand):
             out.write(line)
         if result.search_index:
             out.write(f"Search index: {result.search_index}.")
-        if not result.stats.total("created") and not result.stats.total("updated"):
+        if not any(result.stats.total(outcome) for outcome in CHANGES):
             out.write("Nothing changed: every record was already up to date.")
         if dry_run:
             out.write("Dry run: nothing was written.")
