@@ -57,17 +57,6 @@ def test_back_and_forward_restore_the_right_results(page, site):
     page.wait_for_function("document.querySelectorAll('.results li').length === 20")
 
 
-def test_status_chip_filters_the_sample_table_and_the_url(page, site):
-    page.goto(f"{site}/paper/limits-to-depth-efficiencies-of-self")
-    assert page.locator("#samples tbody tr").count() == 16
-    page.get_by_role("link", name="ran_draft_wrong 4").click()
-    page.wait_for_url("**/samples?status=ran_draft_wrong")
-    page.wait_for_function("document.querySelectorAll('#samples tbody tr').length === 4")
-    page.reload()
-    assert page.locator("#samples tbody tr").count() == 4
-    assert page.locator("h1").count() == 1
-
-
 def test_search_works_with_javascript_off(browser, site):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
