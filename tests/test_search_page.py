@@ -166,3 +166,99 @@ def test_query_count_is_constant(client, seeded):
     with CaptureQueriesContext(connection) as many:
         client.get("/search", {"q": "width"})
     assert len(many) == len(few)
+
+
+def test_a_submitted_form_loses_its_empty_parameters(client, db):
+    response = client.get("/search", {"q": "graph", "task": "", "sort": "", "has_code": "1"})
+    assert response.status_code == 302 and response["Location"] == "/search?q=graph&has_code=1"
+    assert client.get("/search", {"q": ""})["Location"] == "/search"
+    htmx = client.get("/search", {"q": "graph", "task": ""}, headers={"HX-Request": "true"})
+    assert htmx.status_code == 200  # htmx leaves empty fields out itself
+
+
+def test_without_a_chosen_sort_words_rank_by_relevance(client, seeded):
+    body = client.get("/search", {"q": "width"}).content.decode()
+    assert "Most relevant first" in body
+    assert '<option value="" selected>' in body or '<option value="">' in body
+    assert "Newest first" in client.get("/search").content.decode()
+    assert (
+        "Newest first" in client.get("/search", {"q": "width", "sort": "newest"}).content.decode()
+    )
+
+
+@pytest.fixture
+def named(seeded):
+    from papers.models import CodeLink, Dataset, Method, PaperDataset, PaperMethod, PaperTask
+    from papers.models import Task
+
+    qa = Task.objects.create(slug="question-answering", name="Question Answering")
+    Task.objects.create(slug="question-answering-2", name="question answering", hidden=True)
+    method = Method.objects.create(slug="lstm", name="LSTM")
+    dataset = Dataset.objects.create(slug="squad", name="SQuAD")
+    seed = Paper.objects.get(slug=SEED_SLUG)
+    PaperTask.objects.create(paper=seed, task=qa)
+    PaperMethod.objects.create(paper=seed, method=method)
+    PaperDataset.objects.create(paper=seed, dataset=dataset)
+    CodeLink.objects.filter(paper=seed).update(framework="PyTorch")
+    return seed
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"task": "Question Answering"},
+        {"task": "question answering"},
+        {"task": "QUESTION-ANSWERING"},
+        {"task": "question-answering"},
+        {"method": "lstm"},
+        {"method": "Lstm"},
+        {"dataset": "squad"},
+        {"framework": "pytorch"},
+        {"framework": "PYTORCH"},
+        {"status": "Ran, violates its contract"},
+        {"status": "RAN_VIOLATES"},
+    ],
+)
+def test_filters_take_names_or_slugs_in_any_case(client, named, params):
+    body = client.get("/search", params).content.decode()
+    assert "1 paper" in body and "The Depth-to-Width Interplay" in body
+
+
+def test_an_unknown_name_says_so_and_suggests_the_nearest(client, named):
+    body = client.get("/search", {"task": "Questoin Answring"}).content.decode()
+    assert "No task is named “Questoin Answring”" in body
+    assert 'href="/search?task=Question+Answering">Question Answering</a>' in body
+    assert "0 papers" in body
+    body = client.get("/search", {"framework": "pytorh"}).content.decode()
+    assert "No framework is named" in body and ">PyTorch</a>" in body
+
+
+def test_suggestions_while_a_filter_is_typed(client, named):
+    fragment = client.get(
+        "/search/names/task", {"task": "quest"}, headers={"HX-Request": "true"}
+    ).content.decode()
+    assert fragment == (
+        '<datalist id="task-options"><option value="Question Answering"></option></datalist>'
+    )  # the hidden case-only duplicate is not offered
+    page = client.get("/search/names/task", {"task": "quest"}).content.decode()
+    assert 'href="/search?task=Question%20Answering"' in page
+    assert client.get("/search/names/colour", {"colour": "x"}).status_code == 404
+
+
+def test_typing_an_arxiv_id_offers_the_paper_first(client, seeded):
+    body = client.get(
+        "/search", {"q": "2006.12467"}, headers={"HX-Request": "true", "HX-Trigger": "q"}
+    ).content.decode()
+    assert 'class="direct-hit"' in body and f'href="/paper/{SEED_SLUG}"' in body
+
+
+def test_an_invalid_filter_shows_the_search_page_with_the_message(client, db):
+    response = client.get("/search", {"q": "x", "year_from": "2020", "year_to": "2010"})
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert 'id="search-form"' in body and 'role="alert"' in body and "year_to" in body
+    assert 'name="year_to" value="2010"' in body
+    fragment = client.get(
+        "/search", {"year_from": "2020", "year_to": "2010"}, headers={"HX-Request": "true"}
+    )
+    assert fragment.status_code == 400 and '<section id="results"' in fragment.content.decode()
