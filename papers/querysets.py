@@ -94,20 +94,26 @@ def names_like(model, text: str, limit: int = SUGGESTIONS) -> list[str]:
 
 def nearest_names(model, text: str, limit: int = NEAREST) -> list[str]:
     """The names closest to `text` when nothing has it (a typo): compared with difflib
-    among a bounded set of candidates that share a word's first letters with it. One
-    query."""
+    among a bounded set of candidates that share the first letters of its words, those
+    sharing the most first. One query."""
     folded = text.casefold().strip()
-    stems = {word[:4] for word in re.findall(r"\w+", folded) if len(word) >= 3}
+    stems = sorted({word[:4] for word in re.findall(r"\w+", folded) if len(word) >= 3})[:6]
     if not stems:
         return []
     near = Q()
-    for stem in sorted(stems)[:6]:
+    shared = Value(0)
+    for stem in stems:
         near |= Q(name__icontains=stem)
+        shared += Case(
+            When(name__icontains=stem, then=Value(1)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
     candidates = list(
         model.objects.filter(near, hidden=False)
-        .order_by("name")
-        .values_list("name", flat=True)
-        .distinct()[:_CANDIDATES]
+        .annotate(shared=shared)
+        .order_by("-shared", "name")
+        .values_list("name", flat=True)[:_CANDIDATES]
     )
     by_folded = {name.casefold(): name for name in candidates}
     close = difflib.get_close_matches(folded, list(by_folded), n=limit, cutoff=0.6)

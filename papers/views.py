@@ -73,7 +73,8 @@ FILTERS = (
     "year_to",
     "sort",
 )
-NAMED_LABELS = {"task": "Tasks", "method": "Methods", "dataset": "Datasets"}
+# The filters that name a task, a method or a dataset, with their labels.
+NAMED_FILTERS = [("task", "Task"), ("method", "Method"), ("dataset", "Dataset")]
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{2,254}$")
 
 
@@ -130,9 +131,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         "sort_choices": SORT_CHOICES,
         "statuses": list(SampleStatus),
         "frameworks": form.frameworks,
-        "named_filters": [
-            (field, label.removesuffix("s")) for field, label in NAMED_LABELS.items()
-        ],
+        "named_filters": NAMED_FILTERS,
         "filters_in_use": sum(1 for key in FILTERS if request.GET.get(key)),
     }
     if not form.is_valid():
@@ -214,7 +213,7 @@ def search_names(request: HtmxHttpRequest, field: str) -> HttpResponse:
     text = request.GET.get(field, "")[:NAME_MAX].replace("\x00", "")
     context = {
         "field": field,
-        "label": NAMED_LABELS[field],
+        "label": f"{dict(NAMED_FILTERS)[field]}s",
         "text": text,
         "names": names_like(NAMED[field], text),
     }

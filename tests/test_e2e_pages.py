@@ -41,6 +41,8 @@ def guard_pages() -> list[str]:
         "/search?q=attention",
         "/search?q=latex",
         "/search?year_from=2020&year_to=2010",
+        "/search?task=Questoin+Answring&framework=PyTorch",
+        "/search/names/task?task=se",
         "/samples",
         "/samples?status=ran_violates",
         f"/paper/{SEED}",

@@ -58,6 +58,7 @@ def test_every_page_answers_with_one_h1(client, seeded, url):
     response = client.get(url)
     assert response.status_code == 200
     assert len(re.findall(r"<h1[ >]", response.content.decode())) == 1
+    assert not re.search(r"\{[#%]", response.content.decode())  # no template syntax leaks
     assert "CC BY-SA 4.0" in response.content.decode()
     assert "not affiliated with" in response.content.decode()
 

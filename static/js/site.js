@@ -64,7 +64,6 @@
     });
   }
   document.addEventListener("DOMContentLoaded", foldOnPhones);
-  document.addEventListener("htmx:historyRestore", foldOnPhones);
 
   // After a swap the keyboard stays where it was: a new page of results scrolls to
   // their top and puts focus on what the pager names (data-focus: the results' heading);
