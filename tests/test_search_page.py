@@ -9,7 +9,16 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers.models import Paper
+from papers.models import (
+    CodeLink,
+    Dataset,
+    Method,
+    Paper,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Task,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -188,9 +197,6 @@ def test_without_a_chosen_sort_words_rank_by_relevance(client, seeded):
 
 @pytest.fixture
 def named(seeded):
-    from papers.models import CodeLink, Dataset, Method, PaperDataset, PaperMethod, PaperTask
-    from papers.models import Task
-
     qa = Task.objects.create(slug="question-answering", name="Question Answering")
     Task.objects.create(slug="question-answering-2", name="question answering", hidden=True)
     method = Method.objects.create(slug="lstm", name="LSTM")
