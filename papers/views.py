@@ -408,6 +408,15 @@ def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
 SAMPLES_PER_PAGE = 50
 
 
+def _refuse_sample_list(request: HttpRequest, form: SampleFilterForm) -> HttpResponse | None:
+    """The 400 for a sample list's bad filter or a page past the last, else None."""
+    if not form.is_valid():
+        return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
+    if (form.cleaned_data["page"] or 1) > MAX_PAGE:
+        return bad_request(request, f"page: samples stop at page {MAX_PAGE}; add a filter")
+    return None
+
+
 def _sample_page(samples: QuerySet[Sample], page_number: int) -> dict:
     """One page of a sample list, newest first, with its papers: one query."""
     offset = (page_number - 1) * SAMPLES_PER_PAGE
@@ -435,12 +444,9 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
     if repository is None:
         return render(request, "404.html", status=404)
     form = SampleFilterForm(request.GET)
-    if not form.is_valid():
-        return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
-    chosen = form.filters()
-    page_number = form.cleaned_data["page"] or 1
-    if page_number > MAX_PAGE:
-        return bad_request(request, f"page: samples stop at page {MAX_PAGE}; add a filter")
+    if (refusal := _refuse_sample_list(request, form)) is not None:
+        return refusal
+    chosen, page_number = form.filters(), form.cleaned_data["page"] or 1
     found = sample_filters.combinations(repository.samples.all())
     url = repository.get_absolute_url()
     context = {
@@ -522,12 +528,9 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
     filter value. The counts come from one scan of the list's combinations, kept per
     content version (the same for every filter chosen)."""
     form = SampleListForm(request.GET)
-    if not form.is_valid():
-        return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
-    chosen = form.filters()
-    page_number = form.cleaned_data["page"] or 1
-    if page_number > MAX_PAGE:
-        return bad_request(request, f"page: results stop at page {MAX_PAGE}; add a filter")
+    if (refusal := _refuse_sample_list(request, form)) is not None:
+        return refusal
+    chosen, page_number = form.filters(), form.cleaned_data["page"] or 1
     base = Sample.objects.all()
     keep = {}
     if parts := form.repository_parts():
