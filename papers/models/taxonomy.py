@@ -1,6 +1,7 @@
 """Tasks, methods (with their collections) and datasets, and how papers use them."""
 
 from django.db import models
+from django.db.models.functions import Upper
 from django.urls import reverse
 from django.utils.text import slugify
 
@@ -24,6 +25,11 @@ class Curated(Record):
     class Meta:
         abstract = True
         ordering = ["name"]
+        indexes = [
+            # Search filters by name in any case (papers.querysets.named_ids): PostgreSQL
+            # compares UPPER(name); the slug side of that OR has its unique index.
+            models.Index(Upper("name"), name="%(class)s_name_upper_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.name
