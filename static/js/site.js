@@ -53,7 +53,7 @@
   }
   document.addEventListener("htmx:historyRestore", restored);
   window.addEventListener("pageshow", restored);
-  document.addEventListener("htmx:pushedIntoHistory", syncForms);
+  document.addEventListener("htmx:pushedIntoHistory", function () { syncForms(false); });
 
   // The filters come open (so they show without JavaScript too); a phone folds them
   // behind their summary unless one is in use.
