@@ -8,6 +8,7 @@ import os
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from papers.models import Paper
 from tests.browser import PHONE, require_chromium
@@ -19,7 +20,6 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 SEED = "limits-to-depth-efficiencies-of-self"
 REPO = "/repo/github.com/uf-hobi-informatics-lab/GatorTron"
-ROWS = "document.querySelectorAll('#samples tbody tr.sample').length"
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_a_status_chip_keeps_the_paper_url_so_reload_and_share_work(page, site):
     assert page.locator("#samples tr.sample").count() == 16
     chip(page, "Ran, drafted contract wrong 4").click()
     page.wait_for_url(f"**/paper/{SEED}?status=ran_draft_wrong")
-    page.wait_for_function(f"{ROWS} === 4")
+    expect(page.locator("#samples tr.sample")).to_have_count(4)
     page.reload()
     assert page.locator("#samples tr.sample").count() == 4
     assert page.locator("h1").inner_text() == "The Depth-to-Width Interplay in Self-Attention"
@@ -89,7 +89,7 @@ def test_the_repository_page_lists_its_samples_with_the_same_filters(page, site)
     assert page.locator("#samples tr.sample").count() == 16
     chip(page, "Ran, violates its contract 1").click()
     page.wait_for_url(f"**{REPO}?status=ran_violates")
-    page.wait_for_function(f"{ROWS} === 1")
+    expect(page.locator("#samples tr.sample")).to_have_count(1)
     page.reload()
     assert page.locator("#samples tr.sample").count() == 1
 
@@ -102,11 +102,11 @@ def test_every_status_count_leads_to_the_filtered_list(page, site):
     page.goto(site + REPO)
     page.locator(".counts").get_by_role("link", name="10 Ran").click()
     page.wait_for_url(f"**{REPO}?status=ran#samples")
-    page.wait_for_function(f"{ROWS} === 10")
+    expect(page.locator("#samples tr.sample")).to_have_count(10)
     page.goto(f"{site}/paper/{SEED}")
     page.locator(".counts").get_by_role("link", name="1 Ran, honours its contract").click()
     page.wait_for_url(f"**/paper/{SEED}?status=ran_honours#samples")
-    page.wait_for_function(f"{ROWS} === 1")
+    expect(page.locator("#samples tr.sample")).to_have_count(1)
 
 
 def test_samples_can_be_filtered_by_repository(page, site):
