@@ -128,6 +128,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # Development and tests serve static files straight from the finders (no collectstatic).
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
 WHITENOISE_AUTOREFRESH = DEBUG or TESTING
+# Files served at the site's root: /favicon.ico, which browsers and feed readers ask for
+# whatever the page's <link rel="icon"> says.
+WHITENOISE_ROOT = BASE_DIR / "public"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -6,10 +6,15 @@ never a 500 and never a silently different result.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
+
 from django import forms
 from django.core.exceptions import ValidationError
 
+from papers.querysets import NAMED, named_ids, nearest_names
 from papers.search import SORTS
+from papers.vocabularies import SampleStatus
 
 MAX_PAGE = 50  # 20 results a page: 1,000 results are enough to browse; refine beyond
 NAME_MAX = 255
@@ -52,6 +57,12 @@ class QueryText(forms.CharField):
 
 
 class SearchForm(forms.Form):
+    """The search page's parameters. Task, method and dataset are names or slugs in any
+    case, the framework any case of one the code links name ("unspecified" for those
+    that name none), the status a code or its label. Their cleaned data add what the
+    filters apply: `frameworks` (the stored spellings) and `task_ids`, `method_ids`,
+    `dataset_ids`. A value nothing has is in `unknown`, with the nearest names."""
+
     q = QueryText()
     has_code = Flag()
     official = Flag()
@@ -65,14 +76,41 @@ class SearchForm(forms.Form):
     sort = forms.ChoiceField(required=False, choices=[(s, s) for s in SORTS])
     page = forms.IntegerField(required=False, min_value=1)
 
+    def __init__(self, *args, frameworks: Sequence[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.frameworks = list(frameworks)  # every framework the code links name
+        self.unknown: list[dict] = []  # {"field", "text", "suggestions"}
+
     def clean_q(self):
         return (self.cleaned_data.get("q") or "").replace("\x00", " ")[:10_000]
+
+    def clean_status(self):
+        value = self.cleaned_data["status"]
+        folded = value.casefold()
+        for status in SampleStatus:
+            if folded in (status.value, status.label.casefold()):
+                return status.value
+        return value  # a status the vocabulary does not know yet: as given
 
     def clean(self):
         data = super().clean()
         low, high = data.get("year_from"), data.get("year_to")
         if low and high and low > high:
             self.add_error("year_to", "must not be before year_from")
+        if text := data.get("framework"):
+            folded = text.casefold()
+            wanted = {folded, "none"} if folded == "unspecified" else {folded}
+            data["frameworks"] = [f for f in self.frameworks if f.casefold() in wanted]
+            if not data["frameworks"]:
+                shown = {"unspecified" if f == "none" else f: f for f in self.frameworks}
+                near = difflib.get_close_matches(folded, list(shown), n=3, cutoff=0.5)
+                self.unknown.append({"field": "framework", "text": text, "suggestions": near})
+        for key, model in NAMED.items():
+            if text := data.get(key):
+                data[f"{key}_ids"] = named_ids(model, text)
+                if not data[f"{key}_ids"]:
+                    near = nearest_names(model, text)
+                    self.unknown.append({"field": key, "text": text, "suggestions": near})
         return data
 
     @property
@@ -98,6 +136,28 @@ class SampleFilterForm(forms.Form):
     @classmethod
     def filters_of(cls, cleaned_data: dict) -> dict[str, str]:
         return {key: cleaned_data[key] for key in cls.FILTERS if cleaned_data[key]}
+
+
+class SampleListForm(SampleFilterForm):
+    """/samples: the sample filters, and a repository as host/owner/name."""
+
+    repository = _Text()
+
+    def clean_repository(self):
+        value = self.cleaned_data["repository"].removeprefix("https://").removeprefix("http://")
+        value = value.strip("/")
+        if value and value.count("/") < 2:
+            raise ValidationError("give it as host/owner/name, e.g. github.com/owner/name")
+        return value
+
+    def repository_parts(self) -> dict[str, str] | None:
+        """{"host", "owner", "name"} of the chosen repository (the owner may hold "/")."""
+        value = self.cleaned_data.get("repository")
+        if not value:
+            return None
+        host, rest = value.split("/", 1)
+        owner, name = rest.rsplit("/", 1)
+        return {"host": host, "owner": owner, "name": name}
 
 
 def describe_errors(form: forms.Form) -> str:

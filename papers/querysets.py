@@ -3,27 +3,42 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+import re
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
+from django.utils.text import slugify
 
-from papers.models import CodeLink, Paper, PaperDataset, PaperMethod, PaperTask, Sample
+from papers.models import (
+    CodeLink,
+    Dataset,
+    Method,
+    Paper,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Sample,
+    Task,
+)
+
+# The search filters that name a task, a method or a dataset, and the model each names.
+NAMED = {"task": Task, "method": Method, "dataset": Dataset}
+SUGGESTIONS = 10  # names offered while a filter is typed
+NEAREST = 3  # names offered for a name nothing has
+_CANDIDATES = 500  # names compared to one nothing has (difflib is quadratic in length)
 
 
 def _relations(filters: dict) -> list[QuerySet]:
     """The filters that are about a paper's related rows, as querysets of those rows
     (each has a paper_id)."""
     rows: list[QuerySet] = []
-    if framework := filters.get("framework"):
-        rows.append(CodeLink.objects.filter(framework=framework))
+    if frameworks := filters.get("frameworks"):
+        rows.append(CodeLink.objects.filter(framework__in=frameworks))
     if status := filters.get("status"):
         rows.append(Sample.objects.filter(status=status))
-    for key, model, field in (
-        ("task", PaperTask, "task__slug"),
-        ("method", PaperMethod, "method__slug"),
-        ("dataset", PaperDataset, "dataset__slug"),
-    ):
-        if value := filters.get(key):
-            rows.append(model.objects.filter(**{field: value}))
+    for key, model in (("task", PaperTask), ("method", PaperMethod), ("dataset", PaperDataset)):
+        if ids := filters.get(f"{key}_ids"):
+            rows.append(model.objects.filter(**{f"{key}_id__in": ids}))
     return rows
 
 
@@ -46,3 +61,67 @@ def paper_id_sets(filters: dict) -> list[QuerySet]:
     """The related-row filters as sets of paper ids (one `paper_id` column each): a
     search may check a match against a small one before it reads the paper's row."""
     return [rows.order_by().values("paper_id") for rows in _relations(filters)]
+
+
+def named_ids(model, text: str) -> list[int]:
+    """The ids of the tasks (methods, datasets) `text` names: by slug, or by name in any
+    case ("question answering", "Question-Answering"). A name that case-only duplicates
+    share names them all. One query."""
+    slugs = {text, text.lower(), slugify(text)}
+    return list(
+        model.objects.filter(Q(slug__in=slugs) | Q(name__iexact=text)).values_list("id", flat=True)
+    )
+
+
+def names_like(model, text: str, limit: int = SUGGESTIONS) -> list[str]:
+    """Names containing `text` in any case, those starting with it first: what a filter
+    box offers while it is typed. One query; none for under two characters."""
+    text = text.strip()
+    if len(text) < 2:
+        return []
+    starts = Case(
+        When(name__istartswith=text, then=Value(0)), default=Value(1), output_field=IntegerField()
+    )
+    rows = (
+        model.objects.filter(hidden=False, name__icontains=text)
+        .annotate(starts=starts)
+        .order_by("starts", "name")
+        .values_list("name", flat=True)
+        .distinct()
+    )
+    return list(rows[:limit])
+
+
+def nearest_names(model, text: str, limit: int = NEAREST) -> list[str]:
+    """The names closest to `text` when nothing has it (a typo): compared with difflib
+    among a bounded set of candidates that share the first letters of its words, those
+    sharing the most first. One query."""
+    folded = text.casefold().strip()
+    stems = sorted({word[:4] for word in re.findall(r"\w+", folded) if len(word) >= 3})[:6]
+    if not stems:
+        return []
+    near = Q()
+    shared = Value(0)
+    for stem in stems:
+        near |= Q(name__icontains=stem)
+        shared += Case(
+            When(name__icontains=stem, then=Value(1)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
+    candidates = list(
+        model.objects.filter(near, hidden=False)
+        .annotate(shared=shared)
+        .order_by("-shared", "name")
+        .values_list("name", flat=True)[:_CANDIDATES]
+    )
+    by_folded = {name.casefold(): name for name in candidates}
+    close = difflib.get_close_matches(folded, list(by_folded), n=limit, cutoff=0.6)
+    return [by_folded[name] for name in close]
+
+
+def frameworks() -> list[str]:
+    """Every framework code links name (a handful: pytorch, tf, jax, none…), to read a
+    typed one in any case and to offer them. One query, over the framework index."""
+    rows = CodeLink.objects.exclude(framework="").order_by("framework").values_list("framework")
+    return [framework for (framework,) in rows.distinct()]

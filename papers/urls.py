@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("about", views.about, name="about"),
     path("search", views.search, name="search"),
+    path("search/names/<str:field>", views.search_names, name="search-names"),
     path("paper/<str:slug>.json", views.paper_json, name="paper-json"),
     path("paper/<str:slug>/samples", views.paper_samples, name="paper-samples"),
     path("paper/<str:slug>", views.paper_detail, name="paper"),

@@ -3,24 +3,32 @@
 import datetime as dt
 import hashlib
 import re
-from collections import Counter
 from functools import partial
 from urllib.parse import urlencode
 
-from django.db.models import Count, Prefetch
+from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import condition, require_GET
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, content_version, version_time
+from papers import sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id, arxiv_of_slug
 from papers.archive.records import export_record, record_last_modified, record_paper
-from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
+from papers.forms import (
+    MAX_PAGE,
+    NAME_MAX,
+    SampleFilterForm,
+    SampleListForm,
+    SearchForm,
+    describe_errors,
+)
 from papers.models import (
     Author,
     CodeLink,
@@ -36,8 +44,14 @@ from papers.models import (
     Task,
     ranked_rows,
 )
-from papers.querysets import filter_papers, paper_id_sets
-from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
+from papers.querysets import NAMED, filter_papers, frameworks, names_like, paper_id_sets
+from papers.vocabularies import (
+    REPO_KIND_EXPLANATIONS,
+    STATUS_CLAIM,
+    STATUS_EXPLANATIONS,
+    RepoKind,
+    SampleStatus,
+)
 
 PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
 PER_PAGE = 20
@@ -46,6 +60,21 @@ SORT_CHOICES = [
     ("newest", "Newest"),
     ("implementations", "Most implementations"),
 ]
+# The search parameters that narrow the results (the Filters box counts those in use).
+FILTERS = (
+    "has_code",
+    "official",
+    "framework",
+    "status",
+    "task",
+    "method",
+    "dataset",
+    "year_from",
+    "year_to",
+    "sort",
+)
+# The filters that name a task, a method or a dataset, with their labels.
+NAMED_FILTERS = [("task", "Task"), ("method", "Method"), ("dataset", "Dataset")]
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{2,254}$")
 
 
@@ -81,34 +110,61 @@ def _with_list_details(papers):
     )
 
 
+def _without_empty(params) -> str | None:
+    """The query string without its empty parameters, or None when none is empty. A form
+    submitted without JavaScript sends every field (`?q=graph&task=&method=&…`)."""
+    kept = [(key, value) for key, values in params.lists() for value in values if value != ""]
+    if len(kept) == sum(len(values) for _, values in params.lists()):
+        return None
+    return urlencode(kept)
+
+
 @require_GET
 @vary_on_headers("HX-Request")
 def search(request: HtmxHttpRequest) -> HttpResponse:
-    form = SearchForm(request.GET)
+    if not request.htmx and (cleaned := _without_empty(request.GET)) is not None:
+        return redirect(f"{request.path}?{cleaned}" if cleaned else request.path)
+    form = SearchForm(request.GET, frameworks=by_version("frameworks", frameworks))
+    fragment = "papers/search.html#results-update" if _wants_fragment(request) else None
+    context = {
+        "form": form,
+        "sort_choices": SORT_CHOICES,
+        "statuses": list(SampleStatus),
+        "frameworks": form.frameworks,
+        "named_filters": NAMED_FILTERS,
+        "filters_in_use": sum(1 for key in FILTERS if request.GET.get(key)),
+    }
     if not form.is_valid():
-        return bad_request(request, f"Invalid search parameter — {describe_errors(form)}")
+        context.update(q=form["q"].value() or "", error=describe_errors(form))
+        return render(request, fragment or "papers/search.html", context, status=400)
     data = form.cleaned_data
     q = data["q"]
+    # Typing sends the box's value as it changes (HX-Trigger names the box); a paper an
+    # arXiv id or a slug names is opened only for a submitted query.
     submitted = not request.htmx or request.htmx.trigger == "search-form"
-    if q and submitted and (hit := _direct_hit(q)) is not None:
+    hit = _direct_hit(q) if q else None
+    if hit is not None and submitted:
         if request.htmx:
             return HttpResponseClientRedirect(hit.get_absolute_url())
         return redirect(hit)
     sort = data["sort"] or ("relevance" if q.strip() else "newest")
     page_number = data["page"] or 1
-    context = {
-        "form": form,
-        "q": q,
-        "sort": sort,
-        "sort_choices": SORT_CHOICES,
-        "page_number": page_number,
-        "result_start": (page_number - 1) * PER_PAGE + 1,
-        "too_deep": False,
-    }
+    context.update(
+        q=q,
+        sort=sort,
+        page_number=page_number,
+        result_start=(page_number - 1) * PER_PAGE + 1,
+        too_deep=False,
+        direct_hit=hit,
+        unknown=form.unknown,
+    )
     if page_number > MAX_PAGE:
         context["too_deep"] = True
         context["max_page"] = MAX_PAGE
         result = None
+    elif form.unknown:  # a filter names nothing: no paper can match
+        result = fulltext.SearchPage(ids=[], total=0, capped=False)
+        context.update(result=result, rows=[])
     else:
         base = filter_papers(Paper.objects.visible(), data)
         result = fulltext.search(
@@ -144,7 +200,28 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             facets=result.facets,
             empty_hint=(q.strip() and not result.total),
         )
-    template = "papers/search.html#results" if _wants_fragment(request) else "papers/search.html"
+    return render(request, fragment or "papers/search.html", context)
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def search_names(request: HtmxHttpRequest, field: str) -> HttpResponse:
+    """Names of tasks, methods or datasets containing what is typed in that search
+    filter: a <datalist> for htmx, a page of links to the filtered search without it."""
+    if field not in NAMED:
+        raise Http404("No such filter")
+    text = request.GET.get(field, "")[:NAME_MAX].replace("\x00", "")
+    context = {
+        "field": field,
+        "label": f"{dict(NAMED_FILTERS)[field]}s",
+        "text": text,
+        "names": names_like(NAMED[field], text),
+    }
+    template = (
+        "papers/search_names.html#options"
+        if _wants_fragment(request)
+        else "papers/search_names.html"
+    )
     return render(request, template, context)
 
 
@@ -185,6 +262,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "papers/home.html",
         {
             **by_version("home-counts", _archive_counts),
+            "status_claim": STATUS_CLAIM,
             "latest": _paper_list(Paper.objects.latest()),
         },
     )
@@ -197,7 +275,7 @@ def about(request: HttpRequest) -> HttpResponse:
         "papers/about.html",
         {
             "statuses": [(s, s.label, STATUS_EXPLANATIONS[s]) for s in SampleStatus],
-            "repo_kinds": list(RepoKind),
+            "repo_kinds": [(k, k.label, REPO_KIND_EXPLANATIONS[k]) for k in RepoKind],
         },
     )
 
@@ -279,56 +357,33 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/paper.html", {"paper": paper, "related": related, **context})
 
 
-SAMPLE_FACETS = [
-    ("status", "Status"),
-    ("contract_check", "Contract check"),
-    ("language", "Language"),
-    ("repo_kind", "Repository kind"),
-]
-
-
-def _chip_options(key: str, counts, chosen: dict[str, str]) -> list[dict]:
-    """Filter chips for one field: each value with its count, whether it is chosen, and
-    the query string that toggles it (keeping the other filters)."""
-    options = []
-    for value, n in counts:
-        query = {**chosen, key: value}
-        if chosen.get(key) == value:
-            query.pop(key)
-        options.append(
-            {"value": value, "n": n, "active": chosen.get(key) == value, "query": urlencode(query)}
-        )
-    return options
-
-
 def _samples_context(paper: Paper, params) -> dict | None:
-    """The paper's samples, the chosen filters, and chips counting every value."""
+    """The paper's samples that the chosen filters keep, grouped by repository, with
+    chips counting every value under the other filters; no query beyond the samples."""
     form = SampleFilterForm(params)
     if not form.is_valid():
         return None
     chosen = form.filters()
     samples = list(paper.samples.select_related("repository").order_by("position"))
-    shown = [s for s in samples if all((getattr(s, k) or "") == v for k, v in chosen.items())]
-    chips = []
-    for key, label in SAMPLE_FACETS:
-        counts = Counter(getattr(s, key) or "" for s in samples)
-        counts.pop("", None)
-        if counts:
-            options = _chip_options(key, counts.most_common(), chosen)
-            chips.append({"key": key, "label": label, "options": options})
+    found = sample_filters.combinations_of(samples)
+    shown = sample_filters.matching(samples, chosen)
     return {
-        "samples": shown,
+        "sample_groups": sample_filters.by_repository(shown),
+        "shown_count": len(shown),
         "sample_total": len(samples),
-        "chips": chips,
+        "chips": sample_filters.chips(found, chosen),
         "chosen": chosen,
-        "status_counts": dict(Counter(s.status for s in samples).most_common()),
+        "status_counts": sample_filters.status_counts(found),
+        "samples_url": paper.get_absolute_url(),
+        "samples_fragment_url": reverse("paper-samples", kwargs={"slug": paper.slug}),
     }
 
 
 @require_GET
 @vary_on_headers("HX-Request")
 def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The paper's sample table, filtered: a fragment for htmx, a page without it."""
+    """The paper's sample table, filtered: the fragment the paper page's chips swap in
+    (they push the paper's own URL), and a page of its own without htmx."""
     paper = get_object_or_404(Paper.objects.visible(), slug=slug)
     context = _samples_context(paper, request.GET)
     if context is None:
@@ -361,25 +416,66 @@ def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/author.html", {"author": author, "papers": papers})
 
 
+SAMPLES_PER_PAGE = 50
+
+
+def _refuse_sample_list(request: HttpRequest, form: SampleFilterForm) -> HttpResponse | None:
+    """The 400 for a sample list's bad filter or a page past the last, else None."""
+    if not form.is_valid():
+        return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
+    if (form.cleaned_data["page"] or 1) > MAX_PAGE:
+        return bad_request(request, f"page: samples stop at page {MAX_PAGE}; add a filter")
+    return None
+
+
+def _sample_page(samples: QuerySet[Sample], page_number: int) -> dict:
+    """One page of a sample list, newest first, with its papers: one query."""
+    offset = (page_number - 1) * SAMPLES_PER_PAGE
+    rows = list(
+        samples.select_related("paper", "repository").order_by("-id")[
+            offset : offset + SAMPLES_PER_PAGE + 1
+        ]
+    )
+    return {
+        "samples": rows[:SAMPLES_PER_PAGE],
+        "page_number": page_number,
+        "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,
+        "has_previous": page_number > 1,
+    }
+
+
 @require_GET
-def repository_detail(request: HttpRequest, host: str, owner: str, name: str) -> HttpResponse:
+@vary_on_headers("HX-Request")
+def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str) -> HttpResponse:
+    """The repository, its papers and its samples, filtered like /samples (the chips
+    swap the list in place with htmx)."""
     repository = (
         Repository.objects.filter(host=host, owner=owner, name=name).order_by("id").first()
     )
     if repository is None:
         return render(request, "404.html", status=404)
+    form = SampleFilterForm(request.GET)
+    if (refusal := _refuse_sample_list(request, form)) is not None:
+        return refusal
+    chosen, page_number = form.filters(), form.cleaned_data["page"] or 1
+    found = sample_filters.combinations(repository.samples.all())
+    url = repository.get_absolute_url()
+    context = {
+        "repository": repository,
+        "chips": sample_filters.chips(found, chosen),
+        "chosen": chosen,
+        "status_counts": sample_filters.status_counts(found),
+        "status_claim": STATUS_CLAIM,
+        "samples_url": url,
+        "samples_fragment_url": url,
+        **_sample_page(repository.samples.filter(**chosen), page_number),
+    }
+    if _wants_fragment(request):
+        return render(request, "papers/repository.html#samples", context)
     papers = _paper_list(
         Paper.objects.filter(code_links__repository=repository).order_by("-published", "id")
     )
-    return render(
-        request,
-        "papers/repository.html",
-        {
-            "repository": repository,
-            "papers": papers,
-            "status_counts": repository.samples.status_counts(),
-        },
-    )
+    return render(request, "papers/repository.html", {**context, "papers": papers})
 
 
 def _boards(leaderboards) -> list[dict]:
@@ -432,60 +528,36 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-SAMPLES_PER_PAGE = 50
-
-
 def _digest(filters: dict[str, str]) -> str:
     return hashlib.md5(repr(sorted(filters.items())).encode(), usedforsecurity=False).hexdigest()
-
-
-def _sample_facet(key: str, others: dict[str, str]) -> list[tuple[str, int]]:
-    """(value, number of samples) of one sample field under the other filters; a scan
-    of every sample when no other filter is chosen, so kept per content version."""
-    return list(
-        Sample.objects.filter(**others)
-        .exclude(**{f"{key}__isnull": True})
-        .exclude(**{key: ""})
-        .values_list(key)
-        .annotate(n=Count("id"))
-        .order_by("-n", key)
-    )
 
 
 @require_GET
 @vary_on_headers("HX-Request")
 def samples(request: HtmxHttpRequest) -> HttpResponse:
-    """Every sample in the archive, filtered, with counts for each filter value."""
-    form = SampleFilterForm(request.GET)
-    if not form.is_valid():
-        return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
-    data = form.cleaned_data
-    chosen = form.filters()
-    page_number = data["page"] or 1
-    if page_number > MAX_PAGE:
-        return bad_request(request, f"page: results stop at page {MAX_PAGE}; add a filter")
-    selected = Sample.objects.filter(**chosen)
-    facets = []
-    for key, label in SAMPLE_FACETS:
-        others = {k: v for k, v in chosen.items() if k != key}
-        counts = by_version(
-            f"sample-facet.{key}.{_digest(others)}", partial(_sample_facet, key, others)
-        )
-        options = _chip_options(key, counts, chosen)
-        facets.append({"key": key, "label": label, "options": options})
-    offset = (page_number - 1) * SAMPLES_PER_PAGE
-    rows = list(
-        selected.select_related("paper").order_by("-id")[offset : offset + SAMPLES_PER_PAGE + 1]
+    """Every sample in the archive (or one repository's), filtered, with counts for each
+    filter value. The counts come from one scan of the list's combinations, kept per
+    content version (the same for every filter chosen)."""
+    form = SampleListForm(request.GET)
+    if (refusal := _refuse_sample_list(request, form)) is not None:
+        return refusal
+    chosen, page_number = form.filters(), form.cleaned_data["page"] or 1
+    base = Sample.objects.all()
+    keep = {}
+    if parts := form.repository_parts():
+        base = base.filter(repository__in=Repository.objects.filter(**parts).values("id"))
+        keep["repository"] = form.cleaned_data["repository"]
+    found = by_version(
+        f"sample-combinations.{_digest(keep)}", partial(sample_filters.combinations, base)
     )
     context = {
-        "samples": rows[:SAMPLES_PER_PAGE],
-        "facets": facets,
+        "chips": sample_filters.chips(found, chosen, keep),
         "chosen": chosen,
-        "page_number": page_number,
-        "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,
-        "has_previous": page_number > 1,
+        "repository": keep.get("repository", ""),
+        "without_repository": urlencode(chosen),
+        "samples_url": reverse("samples"),
+        "samples_fragment_url": reverse("samples"),
+        **_sample_page(base.filter(**chosen), page_number),
     }
-    template = (
-        "papers/samples.html#sample-list" if _wants_fragment(request) else "papers/samples.html"
-    )
+    template = "papers/samples.html#samples" if _wants_fragment(request) else "papers/samples.html"
     return render(request, template, context)

@@ -53,6 +53,28 @@ class RepoKind(models.TextChoices):
     COMMUNITY = "community", "Community"
 
 
+# What each kind says about a repository's tie to the paper (the records'
+# repo_kind_vocabulary, in the report's words).
+REPO_KIND_EXPLANATIONS = {
+    RepoKind.OFFICIAL: "The archive marks this repository official for the paper.",
+    RepoKind.NAMED_IN_PAPER: (
+        "The archive records that the paper mentions this repository; it is not marked official."
+    ),
+    RepoKind.LISTED: (
+        "In the archive's code links for this paper, not marked official and not recorded as "
+        "mentioned in the paper."
+    ),
+    RepoKind.FOUND_IN_TEXT: (
+        "Syntology found this repository in the paper's own text; whether it is the authors' "
+        "implementation is not asserted."
+    ),
+    RepoKind.COMMUNITY: (
+        "Not in the archive's code links for this paper; a community repository Syntology "
+        "harvested."
+    ),
+}
+
+
 class ReachStatus(models.TextChoices):
     OK = "ok", "Reachable"
     GONE = "gone", "Gone"

@@ -49,7 +49,7 @@ def test_htmx_fragments_and_pages_never_mix_in_the_cache(client, make_paper, pag
     again = client.get("/samples", {"status": "timed_out"})
     assert "HX-Request" in page["Vary"]
     assert page.content.decode().lstrip().startswith("<!doctype html>")
-    assert fragment.content.decode().lstrip().startswith('<div id="sample-list">')
+    assert fragment.content.decode().lstrip().startswith('<div id="samples"')
     assert again["X-Cache"] == "hit" and again.content == page.content
     history = client.get(
         "/samples",

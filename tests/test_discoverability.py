@@ -93,6 +93,7 @@ PAGES = [
     "/about",
     "/search",
     "/search?q=attention",
+    "/search/names/task?task=task",
     "/samples",
     "/paper/paper-1",
     "/paper/paper-1/samples",

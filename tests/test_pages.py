@@ -42,6 +42,7 @@ def _add_papers(count: int, start: int = 0) -> None:
 PAGES = [
     "/",
     "/about",
+    "/search/names/task?task=de",
     "/paper/limits-to-depth-efficiencies-of-self",
     "/author/yoav-levine",
     "/repo/github.com/uf-hobi-informatics-lab/GatorTron",
@@ -57,6 +58,7 @@ def test_every_page_answers_with_one_h1(client, seeded, url):
     response = client.get(url)
     assert response.status_code == 200
     assert len(re.findall(r"<h1[ >]", response.content.decode())) == 1
+    assert not re.search(r"\{[#%]", response.content.decode())  # no template syntax leaks
     assert "CC BY-SA 4.0" in response.content.decode()
     assert "not affiliated with" in response.content.decode()
 
@@ -76,7 +78,7 @@ def test_query_count_does_not_grow_with_the_data(client, seeded, url):
 def test_paper_page_shows_the_report_with_its_claim_and_every_sample(client, seeded):
     body = client.get("/paper/limits-to-depth-efficiencies-of-self").content.decode()
     assert "Per-sample execution status on synthesized fixtures" in body
-    assert body.count("<tr><td>uf-hobi-informatics-lab/GatorTron") == 16
+    assert body.count('<tr class="sample">') == 16
     assert "Ran, violates its contract" in body
     assert "Yoav Levine" in body.split("Noam Wies")[0]  # authors in order
 
@@ -111,25 +113,36 @@ def test_status_chip_filters_the_sample_table_as_fragment_and_page(client, seede
     fragment = client.get(url, {"status": "ran_violates"}, headers={"HX-Request": "true"})
     body = fragment.content.decode()
     assert body.lstrip().startswith('<div id="samples">') and "<html" not in body
-    assert body.count("<tr><td>uf-hobi") == 1 and "exact_match_score" in body
+    assert body.count('<tr class="sample">') == 1 and "exact_match_score" in body
     page = client.get(url, {"status": "ran_draft_wrong", "language": "python"}).content.decode()
-    assert "<html" in page and page.count("<tr><td>uf-hobi") == 4
+    assert "<html" in page and page.count('<tr class="sample">') == 4
     assert "Showing 4 of 16 samples" in page
     assert client.get(url, {"status": "x" * 300}).status_code == 400
 
 
 def test_samples_page_filters_with_counts(client, seeded):
     body = client.get("/samples", {"contract_check": "OUTPUT_MISDECLARED"}).content.decode()
-    assert body.count('<tr><td><a href="/paper/') == 4
-    assert 'ran_draft_wrong <span class="n">4</span>' in body
+    assert body.count('<tr class="sample">') == 4
+    assert 'Ran, drafted contract wrong <span class="n">4</span>' in body
     fragment = client.get("/samples", {"status": "ran"}, headers={"HX-Request": "true"})
-    assert fragment.content.decode().lstrip().startswith('<div id="sample-list">')
+    assert fragment.content.decode().lstrip().startswith('<div id="samples"')
     assert client.get("/samples", {"page": "abc"}).status_code == 400
     assert client.get("/samples", {"page": "9999"}).status_code == 400
 
 
 @pytest.mark.parametrize(
-    "url", ["/samples", "/search", "/paper/limits-to-depth-efficiencies-of-self/samples"]
+    "url",
+    [
+        "/samples",
+        "/samples?status=ran&repository=github.com/uf-hobi-informatics-lab/GatorTron",
+        "/search",
+        "/search?task=Depth&method=ATTENTION&dataset=wiki&framework=PyTorch",
+        "/search?q=extra&task=dpeth",
+        "/search/names/task?task=de",
+        "/paper/limits-to-depth-efficiencies-of-self/samples",
+        "/paper/limits-to-depth-efficiencies-of-self?status=ran&language=python",
+        "/repo/github.com/uf-hobi-informatics-lab/GatorTron?status=ran&contract_check=x",
+    ],
 )
 def test_listing_pages_keep_constant_queries(client, seeded, url):
     _add_papers(2)
@@ -161,3 +174,65 @@ def test_task_page_ranks_leaderboard_rows_by_the_first_metric_in_its_direction(
     assert body.index("Transformer Big") < body.index("Unpublished")
     dataset_page = client.get("/dataset/wmt-2014").content.decode()
     assert "Transformer Big" in dataset_page and "Leaderboards" in dataset_page
+
+
+def test_chip_counts_are_for_the_other_filters_chosen(client, seeded):
+    body = client.get("/paper/limits-to-depth-efficiencies-of-self?status=ran_violates")
+    text = " ".join(re.sub(r"<[^>]+>", " ", body.content.decode()).split())
+    assert "Violates 1" in text and "Output misdeclared 0" in text
+    assert "Ran, drafted contract wrong 4" in text  # other statuses: as if none were chosen
+    assert "aria-pressed" not in body.content.decode()
+
+
+def test_repository_page_lists_its_samples_filtered(client, seeded):
+    url = "/repo/github.com/uf-hobi-informatics-lab/GatorTron"
+    body = client.get(url, {"status": "ran_draft_wrong"}).content.decode()
+    assert body.count('<tr class="sample">') == 4
+    assert f'href="{url}?status=ran_draft_wrong#samples"' in body  # the count links here
+    fragment = client.get(url, {"status": "ran"}, headers={"HX-Request": "true"}).content
+    assert fragment.decode().lstrip().startswith('<div id="samples"')
+    assert fragment.decode().count('<tr class="sample">') == 10
+    assert client.get(url, {"page": "0"}).status_code == 400
+
+
+def test_samples_filter_by_repository(client, seeded):
+    repository = "github.com/uf-hobi-informatics-lab/GatorTron"
+    body = client.get("/samples", {"repository": repository}).content.decode()
+    assert body.count('<tr class="sample">') == 16
+    assert client.get("/samples", {"repository": f"https://{repository}/"}).status_code == 200
+    other = client.get("/samples", {"repository": "github.com/someone/else"}).content.decode()
+    assert other.count('<tr class="sample">') == 0
+    assert client.get("/samples", {"repository": "nothing"}).status_code == 400
+
+
+def test_a_bad_filter_asked_for_by_htmx_answers_with_the_region(client, seeded):
+    response = client.get(
+        "/paper/limits-to-depth-efficiencies-of-self/samples",
+        {"status": "x" * 300},
+        headers={"HX-Request": "true", "HX-Target": "samples"},
+    )
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert body.startswith('<div id="samples" class="notice" role="alert">')
+    assert "<html" not in body and "Invalid sample filter" in body
+
+
+def test_a_missing_page_names_the_address_and_offers_a_search(client, db):
+    body = client.get("/paper/deep-residual-nets").content.decode()
+    assert "No Paper matches" not in body and "/paper/deep-residual-nets" in body
+    assert 'href="/search?q=deep%20residual%20nets"' in body
+
+
+def test_the_favicon_is_served_at_the_root(client, db):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200
+    assert response["Content-Type"] in ("image/x-icon", "image/vnd.microsoft.icon")
+    assert b"".join(response.streaming_content)[:4] == b"\x00\x00\x01\x00"  # an icon file
+
+
+def test_counts_have_thousands_separators(client, seeded):
+    from papers.models import Paper
+
+    Paper.objects.bulk_create(Paper(slug=f"bulk-{i}", title=f"Bulk {i}") for i in range(1500))
+    body = client.get("/").content.decode()
+    assert "<strong>1,501</strong>papers" in body

@@ -77,8 +77,11 @@ def test_no_template_carries_inline_scripts_or_styles(template: Path):
     assert not found, f"{template.relative_to(ROOT)} has {', '.join(found)}"
 
 
-def test_the_only_script_is_vendored_htmx_told_to_inject_no_styles(client):
-    assert [p.name for p in (ROOT / "static" / "js").iterdir()] == ["htmx-2.0.11.min.js"]
+def test_the_scripts_are_vendored_htmx_told_to_inject_no_styles_and_our_own(client):
+    scripts = sorted(p.name for p in (ROOT / "static" / "js").iterdir())
+    assert scripts == ["htmx-2.0.11.min.js", "site.js"]
+    own = (ROOT / "static" / "js" / "site.js").read_text()
+    assert not re.search(r"\beval\(|new Function|innerHTML|\.style\b", own)
     body = client.get("/about").content.decode()
     meta = re.search(r"<meta name=\"htmx-config\" content='([^']*)'>", body)
     assert meta, "htmx-config meta tag missing"

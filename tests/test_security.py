@@ -229,7 +229,7 @@ class _Audit(HTMLParser):
                     target.startswith(("/", "#", "?", "http://", "https://"))
                 ) or target.startswith("//"):
                     self.problems.append(f"<{tag} {name}={val!r}>")
-        if tag == "script" and not dict(attrs).get("src", "").startswith("/static/js/htmx"):
+        if tag == "script" and not dict(attrs).get("src", "").startswith("/static/js/"):
             self.problems.append("<script>")
         if tag == "img":
             self.problems.append("<img>")

@@ -1,6 +1,7 @@
 """Tasks, methods (with their collections) and datasets, and how papers use them."""
 
 from django.db import models
+from django.db.models.functions import Upper
 from django.urls import reverse
 from django.utils.text import slugify
 
@@ -24,6 +25,11 @@ class Curated(Record):
     class Meta:
         abstract = True
         ordering = ["name"]
+        indexes = [
+            # Search filters by name in any case (papers.querysets.named_ids): PostgreSQL
+            # compares UPPER(name); the slug side of that OR has its unique index.
+            models.Index(Upper("name"), name="%(class)s_name_upper_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -245,6 +251,7 @@ class Dataset(Curated):
     class Meta(Curated.Meta):
         constraints = [models.UniqueConstraint(fields=["slug"], name="dataset_slug_unique")]
         indexes = [
+            *Curated.Meta.indexes,
             # Datasets known by name: the importer finds a dataset record's row by name.
             models.Index(fields=["name"], name="dataset_name_idx"),
         ]

@@ -1,4 +1,8 @@
+from urllib.parse import urlencode
+
 from django import template
+
+from papers.vocabularies import ContractCheck, RepoKind, SampleStatus, label_for
 
 register = template.Library()
 
@@ -47,3 +51,69 @@ def title_is_cut(title: str) -> bool:
 @register.filter
 def abstract_is_cut(text: str) -> bool:
     return len(" ".join((text or "").split())) > SNIPPET_CUT
+
+
+@register.filter
+def count(value) -> str:
+    """A count with thousands separators: 2629 → "2,629" (whatever the locale settings)."""
+    try:
+        return f"{int(value):,}"
+    except (TypeError, ValueError):
+        return "" if value is None else str(value)
+
+
+_VOCABULARIES = {
+    "status": SampleStatus,
+    "contract_check": ContractCheck,
+    "repo_kind": RepoKind,
+}
+
+
+@register.filter
+def value_label(value: str, field: str) -> str:
+    """The label of a sample field's value ({{ "ran_violates"|value_label:"status" }} is
+    "Ran, violates its contract"); values no vocabulary knows, and languages, as given."""
+    vocabulary = _VOCABULARIES.get(field)
+    return label_for(vocabulary, value) if vocabulary else value
+
+
+@register.filter
+def framework_label(value: str) -> str:
+    """A code link's framework as the site shows it: the archive's "none" is unspecified."""
+    return "unspecified" if value == "none" else value
+
+
+@register.simple_tag(takes_context=True)
+def query_url(context, path: str, *pairs, **changes) -> str:
+    """`path` with the request's query string changed: {% query_url url page=2 task=None %},
+    or with a key held in a variable, {% query_url url field value page=None %}. None
+    drops a parameter; empty values are dropped too, and a query string left empty leaves
+    no "?" behind, so links never carry `task=&method=`."""
+    params = context["request"].GET.copy()
+    changes = {**dict(zip(pairs[::2], pairs[1::2], strict=True)), **changes}
+    for key, value in changes.items():
+        params.pop(key, None)
+        if value is not None:
+            params[key] = value
+    kept = [(key, value) for key, values in params.lists() for value in values if value != ""]
+    return f"{path}?{urlencode(kept)}" if kept else path
+
+
+@register.filter
+def htmx_target(request) -> str:
+    return request.headers.get("HX-Target", "")
+
+
+@register.filter
+def address_words(path: str) -> str:
+    """The words of an address's last part, to search for: /paper/deep-nets-2 → "deep nets 2"."""
+    last = (path or "").rstrip("/").rsplit("/", 1)[-1].removesuffix(".json")
+    return " ".join(part for part in last.replace("_", "-").split("-") if part)[:100]
+
+
+@register.filter
+def field_value(form, name: str) -> str:
+    """A bound form field's value as given ("" when absent), for a field named in a
+    variable: {{ form|field_value:field }}."""
+    value = form[name].value()
+    return "" if value is None else value
