@@ -21,6 +21,7 @@ query per kind for everything a page shows (`Links`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import re
@@ -243,10 +244,8 @@ def _cached(prefix: str, text: str, render) -> Rendered:
         found = None
     if found is None:
         found = render(text)
-        try:
+        with contextlib.suppress(Exception):  # a failing cache only costs a re-render
             cache.set(key, found, timeout=CACHE_SECONDS)
-        except Exception:
-            pass
     return found
 
 
