@@ -6,7 +6,15 @@ import datetime as dt
 
 from django.db.models import Exists, OuterRef, QuerySet
 
-from papers.models import CodeLink, Paper, PaperDataset, PaperMethod, PaperTask, Sample
+from papers.models import (
+    CodeLink,
+    Paper,
+    PaperAuthor,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Sample,
+)
 
 
 def _relations(filters: dict) -> list[QuerySet]:
@@ -21,6 +29,8 @@ def _relations(filters: dict) -> list[QuerySet]:
         ("task", PaperTask, "task__slug"),
         ("method", PaperMethod, "method__slug"),
         ("dataset", PaperDataset, "dataset__slug"),
+        ("author", PaperAuthor, "author__slug"),
+        ("repository", CodeLink, "repository__url"),
     ):
         if value := filters.get(key):
             rows.append(model.objects.filter(**{field: value}))

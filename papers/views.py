@@ -10,36 +10,34 @@ from urllib.parse import urlencode
 from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import condition, require_GET
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, content_version, version_time
+from papers import catalogue
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id
 from papers.archive.records import export_record, record_last_modified, record_paper
-from papers.forms import MAX_PAGE, SampleFilterForm, SearchForm, describe_errors
+from papers.forms import MAX_PAGE, PaperPageForm, SampleFilterForm, SearchForm, describe_errors
 from papers.models import (
     Author,
     CodeLink,
-    Dataset,
     LeaderboardRow,
-    Method,
     Paper,
     PaperAuthor,
     PaperTask,
     RelatedPaper,
     Repository,
     Sample,
-    Task,
-    ranked_rows,
 )
 from papers.querysets import filter_papers, paper_id_sets
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
 
-PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
+PAGE_LIST = 50  # the latest papers on the home page
 PER_PAGE = 20
 SORT_CHOICES = [
     ("relevance", "Relevance"),
@@ -265,7 +263,18 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if context is None:
         return bad_request(request, "Invalid sample filter")
     related = list(RelatedPaper.objects.section(paper))
-    return render(request, "papers/paper.html", {"paper": paper, "related": related, **context})
+    results = list(paper.results.all())
+    return render(
+        request,
+        "papers/paper.html",
+        {
+            "paper": paper,
+            "related": related,
+            "results": results,
+            "ranks": catalogue.paper_ranks(results),
+            **context,
+        },
+    )
 
 
 SAMPLE_FACETS = [
@@ -341,13 +350,29 @@ def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
+def paper_list(request: HttpRequest, papers, search: dict, total: int | None = None):
+    """The context of a paged list of papers (`page`, `per_page`: 20 or 50) with its
+    "search within these" link; or, for a bad parameter, (None, a 400 response)."""
+    form = PaperPageForm(request.GET)
+    if not form.is_valid():
+        return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
+    data = form.cleaned_data
+    page = catalogue.paper_page(papers, data["page"] or 1, data["per_page"] or 20, total)
+    return {
+        "papers_page": page,
+        "papers": page.items,
+        "search_within": f"{reverse('search')}?{urlencode(search)}" if search else "",
+    }, None
+
+
 @require_GET
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
-    papers = _paper_list(
-        Paper.objects.filter(authorships__author=author).order_by("-published", "id")
-    )
-    return render(request, "papers/author.html", {"author": author, "papers": papers})
+    papers = Paper.objects.filter(authorships__author=author)
+    context, error = paper_list(request, papers, {"author": author.slug})
+    if error:
+        return error
+    return render(request, "papers/author.html", {"author": author, **context})
 
 
 @require_GET
@@ -357,67 +382,18 @@ def repository_detail(request: HttpRequest, host: str, owner: str, name: str) ->
     )
     if repository is None:
         return render(request, "404.html", status=404)
-    papers = _paper_list(
-        Paper.objects.filter(code_links__repository=repository).order_by("-published", "id")
-    )
+    papers = Paper.objects.filter(code_links__repository=repository)
+    context, error = paper_list(request, papers, {"repository": repository.url})
+    if error:
+        return error
     return render(
         request,
         "papers/repository.html",
         {
             "repository": repository,
-            "papers": papers,
             "status_counts": repository.samples.status_counts(),
+            **context,
         },
-    )
-
-
-def _boards(leaderboards) -> list[dict]:
-    """Leaderboards with their metric columns and ranked rows, in three queries."""
-    boards = leaderboards.select_related("task", "dataset").prefetch_related(
-        "metrics", Prefetch("rows", LeaderboardRow.objects.select_related("paper"))
-    )
-    out = []
-    for board in boards:
-        metrics = list(board.metrics.all())
-        rows = ranked_rows(metrics, list(board.rows.all()))
-        out.append({"board": board, "metrics": metrics, "rows": rows})
-    return out
-
-
-@require_GET
-def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    task = get_object_or_404(Task.objects.prefetch_related("parents", "subtasks"), slug=slug)
-    papers = _paper_list(Paper.objects.filter(task_links__task=task).order_by("-published", "id"))
-    return render(
-        request,
-        "papers/task.html",
-        {"task": task, "papers": papers, "boards": _boards(task.leaderboards.all())},
-    )
-
-
-@require_GET
-def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    method = get_object_or_404(
-        Method.objects.select_related("introduced_by").prefetch_related("collections"), slug=slug
-    )
-    papers = _paper_list(
-        Paper.objects.filter(method_links__method=method).order_by("-published", "id")
-    )
-    return render(request, "papers/method.html", {"method": method, "papers": papers})
-
-
-@require_GET
-def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    dataset = get_object_or_404(
-        Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
-    )
-    papers = _paper_list(
-        Paper.objects.filter(dataset_links__dataset=dataset).order_by("-published", "id")
-    )
-    return render(
-        request,
-        "papers/dataset.html",
-        {"dataset": dataset, "papers": papers, "boards": _boards(dataset.leaderboards.all())},
     )
 
 
@@ -466,9 +442,12 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
     rows = list(
         selected.select_related("paper").order_by("-id")[offset : offset + SAMPLES_PER_PAGE + 1]
     )
+    status_facet = next(f for f in facets if f["key"] == "status")
     context = {
         "samples": rows[:SAMPLES_PER_PAGE],
         "facets": facets,
+        # The status bar: the samples under the other filters, by status.
+        "status_counts": {o["value"]: o["n"] for o in status_facet["options"]},
         "chosen": chosen,
         "page_number": page_number,
         "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,

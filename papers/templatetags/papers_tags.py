@@ -47,3 +47,45 @@ def title_is_cut(title: str) -> bool:
 @register.filter
 def abstract_is_cut(text: str) -> bool:
     return len(" ".join((text or "").split())) > SNIPPET_CUT
+
+
+@register.filter
+def metric_value(value) -> str:
+    """A metric value as the source gives it (62687, not 62687.0)."""
+    from papers.catalogue import metric_text
+
+    return metric_text(value)
+
+
+@register.filter
+def ordinal(n) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st…"""
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        return ""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
+
+
+@register.filter
+def split(value: str, sep: str = ",") -> list[str]:
+    return str(value).split(sep)
+
+
+@register.filter
+def abstract_html(text: str):
+    """An abstract as paragraphs, its LaTeX as MathML (papers.markup.render_abstract)."""
+    from django.utils.safestring import mark_safe
+
+    from papers.markup import render_abstract
+
+    return mark_safe(render_abstract(text).html)  # sanitised by nh3 in render_abstract
+
+
+@register.filter
+def share_bar(counts):
+    """{status: n} as a stacked bar (papers.charts.share_bar), or None when empty."""
+    from papers.charts import share_bar as bar
+
+    return bar(dict(counts or {}))

@@ -1,0 +1,469 @@
+"""Queries of the browse pages: areas and their tasks, the index pages of tasks, datasets
+and methods, benchmark tables, leaderboards by their /sota/<task>-on-<dataset> slug,
+ranks, subtask trees and paged paper lists. Each answers in a fixed number of queries,
+whatever the data; views format nothing here and query nothing themselves.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils.text import slugify
+
+from papers import charts
+from papers.api.shapes import metric_ids
+from papers.models import (
+    NEWEST_FIRST,
+    Collection,
+    Leaderboard,
+    LeaderboardMetric,
+    LeaderboardRow,
+    Paper,
+    PaperAuthor,
+    Task,
+    TaskEdge,
+    ranked_rows,
+)
+
+BOARD_SEPARATOR = "-on-"
+OTHER_AREA = "Other"  # tasks the archive files under no area
+AREA_PREVIEW = 12  # tasks an area shows on /sota before "all N tasks"
+FILTER_LIMIT = 300  # tasks /sota lists for a filter, at most
+
+
+def board_slug(task_slug: str, dataset_slug: str) -> str:
+    return f"{task_slug}{BOARD_SEPARATOR}{dataset_slug}"
+
+
+# --- areas -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Area:
+    name: str
+    slug: str
+    tasks: list = field(default_factory=list)  # task rows, most benchmarked first
+
+    @property
+    def task_count(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def benchmark_count(self) -> int:
+        return sum(t.benchmark_count for t in self.tasks)
+
+    @property
+    def preview(self) -> list:
+        return self.tasks[:AREA_PREVIEW]
+
+
+_TASK_ROW = ("id", "slug", "name", "categories", "paper_count", "benchmark_count")
+
+
+def areas(q: str = "") -> list[Area]:
+    """Every area (the tasks' categories; "Other" for none) with its visible tasks, most
+    benchmarked first, then most papers; only tasks whose name holds `q` when given. Names
+    that slug alike ("NLP", "nlp") are one area. One query."""
+    tasks = (
+        Task.objects.listed()
+        .only(*_TASK_ROW)
+        .order_by("-benchmark_count", "-paper_count", "name", "id")
+    )
+    if q:
+        tasks = tasks.filter(name__icontains=q)[:FILTER_LIMIT]
+    found: dict[str, Area] = {}
+    for task in tasks:
+        names = [c for c in task.categories or [] if isinstance(c, str) and slugify(c)]
+        for name in names or [OTHER_AREA]:
+            area = found.setdefault(slugify(name), Area(name, slugify(name)))
+            area.tasks.append(task)
+    ordered = sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
+    return ordered
+
+
+def area(slug: str) -> Area | None:
+    """One area with all its tasks (one query), or None."""
+    for found in areas():
+        if found.slug == slug:
+            return found
+    return None
+
+
+# --- index pages -------------------------------------------------------------------------------
+
+SORTS = {
+    "name": ("name", "id"),
+    "papers": ("-paper_count", "name", "id"),
+    "benchmarks": ("-benchmark_count", "-paper_count", "name", "id"),
+}
+
+
+@dataclass
+class PageOf:
+    """One page of a longer list: its items, the total and where the page is."""
+
+    items: list
+    total: int
+    number: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.pages
+
+    @property
+    def start(self) -> int:
+        return (self.number - 1) * self.per_page + 1 if self.total else 0
+
+    @property
+    def end(self) -> int:
+        return min(self.total, self.number * self.per_page)
+
+    @property
+    def nearby(self) -> list[int | None]:
+        """Page numbers to link: the first, the last and two either side of this one,
+        None where numbers are skipped."""
+        wanted = {1, self.pages, *range(self.number - 2, self.number + 3)}
+        shown: list[int | None] = []
+        for n in sorted(p for p in wanted if 1 <= p <= self.pages):
+            if shown and shown[-1] is not None and n > shown[-1] + 1:
+                shown.append(None)
+            shown.append(n)
+        return shown
+
+
+def page_of(queryset: QuerySet, number: int, per_page: int, total: int | None = None) -> PageOf:
+    """A page of the queryset (two queries: its count unless given, and its rows). A page
+    past the end is the last page."""
+    total = queryset.count() if total is None else total
+    pages = max(1, -(-total // per_page))
+    number = min(max(1, number), pages)
+    offset = (number - 1) * per_page
+    items = list(queryset[offset : offset + per_page]) if total else []
+    return PageOf(items, total, number, per_page)
+
+
+def catalogue_page(model, q: str, sort: str, number: int, per_page: int, **filters) -> PageOf:
+    """/tasks, /datasets, /methods: visible records whose name (or full name) holds q."""
+    records = model.objects.listed().filter(**filters)
+    if q:
+        names = Q(name__icontains=q)
+        if hasattr(model, "full_name"):
+            names |= Q(full_name__icontains=q)
+        records = records.filter(names)
+    order = SORTS.get(sort, SORTS["name"])
+    if not hasattr(model, "benchmark_count"):
+        order = tuple(o for o in order if "benchmark" not in o)
+    return page_of(records.order_by(*order), number, per_page)
+
+
+@dataclass
+class CollectionGroup:
+    area: str
+    collections: list
+
+
+def collection_groups() -> list[CollectionGroup]:
+    """Method collections by area, each with its number of visible methods: one query."""
+    rows = Collection.objects.annotate(
+        method_count=Count("methods", filter=Q(methods__hidden=False))
+    ).order_by("area", "name", "id")
+    groups: dict[str, CollectionGroup] = {}
+    for collection in rows:
+        if collection.method_count:
+            name = collection.area or OTHER_AREA
+            groups.setdefault(name, CollectionGroup(name, [])).collections.append(collection)
+    return sorted(groups.values(), key=lambda g: (g.area == OTHER_AREA, g.area.casefold()))
+
+
+# --- benchmarks: one row per leaderboard, its best result ----------------------------------
+
+
+def _light_rows(board_ids: list[int]) -> dict[int, list[SimpleNamespace]]:
+    """Every row of these boards, just what ranking reads (one query)."""
+    rows: dict[int, list[SimpleNamespace]] = defaultdict(list)
+    found = (
+        LeaderboardRow.objects.filter(leaderboard_id__in=board_ids)
+        .order_by()
+        .values_list("leaderboard_id", "id", "position", "metric_values")
+    )
+    for board_id, pk, position, values in found:
+        rows[board_id].append(
+            SimpleNamespace(id=pk, position=position, metric_values=values or {})
+        )
+    return rows
+
+
+def _metrics_of(board_ids: list[int]) -> dict[int, list[LeaderboardMetric]]:
+    metrics: dict[int, list[LeaderboardMetric]] = defaultdict(list)
+    for metric in LeaderboardMetric.objects.filter(leaderboard_id__in=board_ids).order_by(
+        "leaderboard_id", "position", "id"
+    ):
+        metrics[metric.leaderboard_id].append(metric)
+    return metrics
+
+
+@dataclass
+class Benchmark:
+    board: Leaderboard
+    metric: LeaderboardMetric | None
+    best: LeaderboardRow | None
+    results: int  # rows on the board
+
+    @property
+    def best_value(self) -> Any:
+        if self.best is None or self.metric is None:
+            return None
+        return self.best.metrics.get(self.metric.name)
+
+
+def benchmarks(boards: QuerySet[Leaderboard]) -> list[Benchmark]:
+    """The boards in (task, position, id) order, each with its best row by its first
+    metric, in four queries whatever the number of boards and rows."""
+    boards = list(boards.select_related("task", "dataset").order_by("task_id", "position", "id"))
+    ids = [b.id for b in boards]
+    metrics = _metrics_of(ids)
+    light = _light_rows(ids)
+    best_ids = {}
+    for board in boards:
+        ranked = ranked_rows(metrics[board.id], light[board.id])
+        if ranked and ranked[0].rank is not None:
+            best_ids[board.id] = ranked[0].id
+    best = LeaderboardRow.objects.filter(id__in=best_ids.values()).select_related("paper")
+    best_rows = best.only(
+        "id", "leaderboard_id", "model_name", "metrics", "paper_title", "paper_url",
+        "code_links", "uses_additional_data", "paper__slug", "paper__title", "paper__hidden",
+    )  # fmt: skip
+    by_id = {row.id: row for row in best_rows}
+    return [
+        Benchmark(
+            board=board,
+            metric=(metrics[board.id] or [None])[0],
+            best=by_id.get(best_ids.get(board.id)),
+            results=len(light[board.id]),
+        )
+        for board in boards
+    ]
+
+
+# --- one leaderboard ---------------------------------------------------------------------------
+
+
+def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
+    """The board a /sota/<task>-on-<dataset> slug names, and whether the slug is its
+    canonical one (False: redirect). Task and dataset slugs may hold "-on-" themselves, so
+    every split is tried, in one query; then, case-insensitively, in one more."""
+    splits = []
+    start = 0
+    while (at := slug.find(BOARD_SEPARATOR, start)) != -1:
+        task, dataset = slug[:at], slug[at + len(BOARD_SEPARATOR) :]
+        if task and dataset:
+            splits.append((task, dataset))
+        start = at + 1
+    if not splits or len(splits) > 20:
+        return None, False
+    boards = Leaderboard.objects.select_related(
+        "task", "dataset", "parent__task", "parent__dataset"
+    ).order_by("id")
+    exact = Q()
+    for task, dataset in splits:
+        exact |= Q(task__slug=task, dataset__slug=dataset)
+    found = list(boards.filter(exact)[:1])
+    if found:
+        return found[0], True
+    loose = Q()
+    for task, dataset in splits:
+        loose |= Q(task__slug__iexact=task, dataset__slug__iexact=dataset)
+        loose |= Q(task__slug=slugify(task), dataset__slug=slugify(dataset))
+    found = list(boards.filter(loose)[:1])
+    return (found[0], False) if found else (None, False)
+
+
+@dataclass
+class BoardView:
+    board: Leaderboard
+    metrics: list[LeaderboardMetric]
+    metric_ids: list[str]
+    metric: LeaderboardMetric | None  # the one ranking the rows
+    metric_id: str
+    rows: list[LeaderboardRow]
+    chart: charts.ProgressChart | None
+
+    @property
+    def choices(self) -> list[tuple[str, LeaderboardMetric]]:
+        return list(zip(self.metric_ids, self.metrics, strict=True))
+
+    @property
+    def ranked(self) -> int:
+        return sum(1 for r in self.rows if r.rank is not None)
+
+
+_ROW_PAPER = ("paper__slug", "paper__title", "paper__published", "paper__hidden")
+
+
+def row_date(row: LeaderboardRow) -> dt.date | None:
+    """The row's date as the archive gives it, else its paper's publication date."""
+    date = charts.parse_date(row.paper_date)
+    if date is None and row.paper_id and row.paper is not None:
+        date = row.paper.published
+    return date
+
+
+def board_view(board: Leaderboard, metric_id: str = "") -> BoardView | None:
+    """The board's rows ranked by the chosen metric (the first by default) with their
+    progress chart; None when `metric_id` names no metric of the board. Two queries."""
+    metrics = list(board.metrics.order_by("position", "id"))
+    ids = metric_ids(metrics)
+    if metric_id and metric_id not in ids:
+        return None
+    chosen_index = ids.index(metric_id) if metric_id else 0
+    chosen = metrics[chosen_index] if metrics else None
+    order = [chosen, *[m for m in metrics if m is not chosen]] if chosen else []
+    rows = list(
+        board.rows.select_related("paper").only(
+            "id", "leaderboard_id", "position", "model_name", "paper_id", "paper_title",
+            "paper_url", "paper_date", "metrics", "metric_values", "uses_additional_data",
+            "code_links", *_ROW_PAPER,
+        )
+    )  # fmt: skip
+    rows = ranked_rows(order, rows)
+    chart = None
+    if chosen is not None:
+        results = []
+        for row in rows:
+            value = row.metric_values.get(chosen.name)
+            if value is None:
+                continue
+            paper = row.paper if row.paper_id and not row.paper.hidden else None
+            results.append(
+                charts.Result(
+                    date=row_date(row),
+                    value=value,
+                    label=row.model_name or row.paper_title,
+                    value_text=metric_text(row.metrics.get(chosen.name)),
+                    href=paper.get_absolute_url() if paper else None,
+                )
+            )
+        chart = charts.progress_chart(results, chosen.name, chosen.is_lower_better)
+    return BoardView(
+        board=board,
+        metrics=metrics,
+        metric_ids=ids,
+        metric=chosen,
+        metric_id=ids[chosen_index] if metrics else "",
+        rows=rows,
+        chart=chart,
+    )
+
+
+def metric_text(value: Any) -> str:
+    """A metric value as the source gives it: text verbatim, numbers without a float's
+    ".0" (62687, not 62687.0)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def paper_ranks(rows: list[LeaderboardRow]) -> dict[int, tuple[int, int]]:
+    """{row id: (rank, number of ranked rows)} for a paper's result rows, each ranked on
+    its board by the board's first metric as the leaderboard page ranks it (two queries)."""
+    board_ids = sorted({row.leaderboard_id for row in rows})
+    if not board_ids:
+        return {}
+    metrics = _metrics_of(board_ids)
+    light = _light_rows(board_ids)
+    ranks = {}
+    wanted = {row.id for row in rows}
+    for board_id in board_ids:
+        ranked = ranked_rows(metrics[board_id], light[board_id])
+        total = sum(1 for r in ranked if r.rank is not None)
+        for r in ranked:
+            if r.id in wanted and r.rank is not None:
+                ranks[r.id] = (r.rank, total)
+    return ranks
+
+
+# --- the subtask tree --------------------------------------------------------------------------
+
+
+@dataclass
+class TreeNode:
+    task: Task
+    children: list[TreeNode] = field(default_factory=list)
+
+
+def subtask_tree(task: Task, depth: int = 4) -> list[TreeNode]:
+    """The task's subtasks, theirs and so on to `depth` levels, in the archive's order
+    (a subtask under several parents appears under each; a cycle is cut). Two queries:
+    every edge, then the tasks of the tree."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for parent, child in TaskEdge.objects.order_by("parent_id", "position", "id").values_list(
+        "parent_id", "child_id"
+    ):
+        children[parent].append(child)
+
+    def walk(node: int, path: frozenset[int], level: int) -> list[tuple[int, list]]:
+        if level >= depth:
+            return []
+        return [
+            (child, walk(child, path | {child}, level + 1))
+            for child in children.get(node, [])
+            if child not in path
+        ]
+
+    shape = walk(task.id, frozenset({task.id}), 0)
+    ids: set[int] = set()
+
+    def collect(items):
+        for pk, sub in items:
+            ids.add(pk)
+            collect(sub)
+
+    collect(shape)
+    tasks = Task.objects.listed().in_bulk(ids) if ids else {}
+
+    def build(items) -> list[TreeNode]:
+        return [TreeNode(tasks[pk], build(sub)) for pk, sub in items if pk in tasks]
+
+    return build(shape)
+
+
+# --- paged paper lists -------------------------------------------------------------------------
+
+PER_PAGE_CHOICES = (20, 50)
+
+
+def paper_page(
+    papers: QuerySet[Paper], number: int, per_page: int, total: int | None = None
+) -> PageOf:
+    """A page of visible papers, newest first (undated last), with their authors: three
+    queries (count unless given, rows, authors)."""
+    ordered = (
+        papers.visible()
+        .order_by(*NEWEST_FIRST)
+        .prefetch_related(
+            Prefetch(
+                "authorships", PaperAuthor.objects.select_related("author").order_by("position")
+            )
+        )
+    )
+    return page_of(ordered, number, per_page, total)
