@@ -105,7 +105,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
         return [low]
     raw = (high - low) / max(1, count - 1)
     power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    step = min((m * power for m in (1, 2, 2.5, 5, 10)), key=lambda s: abs(math.log(s / raw)))
     start = math.ceil(low / step - 1e-9) * step
     ticks, value = [], start
     while value <= high + step * 1e-9:

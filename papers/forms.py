@@ -117,7 +117,7 @@ class PaperPageForm(forms.Form):
 
     page = forms.IntegerField(required=False, min_value=1, max_value=100_000)
     per_page = forms.TypedChoiceField(
-        required=False, coerce=int, choices=[("20", "20"), ("50", "50")], empty_value=20
+        required=False, coerce=int, choices=[("20", "20"), ("50", "50")], empty_value=None
     )
 
 

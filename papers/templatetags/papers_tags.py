@@ -89,3 +89,14 @@ def share_bar(counts):
     from papers.charts import share_bar as bar
 
     return bar(dict(counts or {}))
+
+
+@register.filter
+def plain_description(text: str) -> str:
+    """A Markdown description as plain text (meta descriptions): rendered, then its tags
+    stripped and its whitespace collapsed."""
+    from django.utils.html import strip_tags
+
+    from papers.markup import render_description
+
+    return " ".join(strip_tags(render_description(text).html).split())
