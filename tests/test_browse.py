@@ -224,16 +224,16 @@ def test_task_index_sorts_by_name_papers_and_benchmarks_and_searches(client, wor
     by_papers = client.get("/tasks", {"sort": "papers"}).content.decode()
     assert by_papers.index("Image Classification") < by_papers.index("Speech on Device")
     found = client.get("/tasks", {"q": "speech"}).content.decode()
-    assert "1–1 of 1" in found and "Image Classification" not in found
+    assert "1\u20131 of 1" in found and "Image Classification" not in found
 
 
 def test_index_pages_are_paged_with_counts(client, world):
     for i in range(60):
         Dataset.objects.create(slug=f"set-{i:02d}", name=f"Set {i:02d}")
     first = client.get("/datasets").content.decode()
-    assert "1–50 of 62" in first and 'rel="next"' in first
+    assert "1\u201350 of 62" in first and 'rel="next"' in first
     second = client.get("/datasets", {"page": 2}).content.decode()
-    assert "51–62 of 62" in second and "Set 59" in second and "Set 00" not in second
+    assert "51\u201362 of 62" in second and "Set 59" in second and "Set 00" not in second
 
 
 def test_methods_index_groups_methods_by_collection(client, world):
@@ -260,13 +260,13 @@ def test_task_page_shows_benchmarks_not_whole_boards(client, world):
 def test_task_page_lists_its_papers_with_code_paged_with_a_search_link(client, world):
     world.add_results(22)
     body = client.get("/task/image-classification").content.decode()
-    assert "1–20 of 25 papers" in body
+    assert "1\u201320 of 25 papers" in body
     assert 'href="/search?task=image-classification&amp;has_code=1"' in body
     assert body.count('class="meta"') > 0 and 'href="?page=2"' in body
     fifty = client.get("/task/image-classification", {"per_page": 50}).content.decode()
-    assert "1–25 of 25 papers" in fifty
+    assert "1\u201325 of 25 papers" in fifty
     second = client.get("/task/image-classification", {"page": 2}).content.decode()
-    assert "21–25 of 25 papers" in second
+    assert "21\u201325 of 25 papers" in second
 
 
 def test_descriptions_render_markdown_math_and_link_our_pages(client, world):
@@ -382,7 +382,7 @@ def test_paper_abstract_lines_join_into_paragraphs_with_math(client, world):
     assert "</math> bands.</p><p>A second paragraph.</p>" in body
 
 
-# --- method, dataset, author and repository pages -------------------------------------------------
+# --- method, dataset, author and repository pages ------------------------------------------
 
 
 def test_method_page_charts_its_use_over_time(client, world):
@@ -396,19 +396,19 @@ def test_method_page_charts_its_use_over_time(client, world):
 def test_dataset_page_has_its_benchmarks_and_papers(client, world):
     body = client.get("/dataset/imagenet").content.decode()
     assert '<a href="/sota/image-classification-on-imagenet">Image Classification</a>' in body
-    assert "1–3 of 3 papers" in body and 'href="/search?dataset=imagenet"' in body
+    assert "1\u20133 of 3 papers" in body and 'href="/search?dataset=imagenet"' in body
 
 
 def test_author_and_repository_lists_search_within_their_papers(client, world):
     world.add_results(25)
     _paper("someone-else", title="Paper by someone else")
     author = client.get("/author/kaiming-he").content.decode()
-    assert "1–20 of 28 papers" in author and 'href="?page=2"' in author
+    assert "1\u201320 of 28 papers" in author and 'href="?page=2"' in author
     assert 'href="/search?author=kaiming-he"' in author
     found = client.get("/search", {"author": "kaiming-he"}).content.decode()
     assert "28 papers" in found and "Paper by someone else" not in found
     repo = client.get("/repo/github.com/lab/resnet", {"per_page": 50}).content.decode()
-    assert "1–28 of 28 papers" in repo
+    assert "1\u201328 of 28 papers" in repo
     within = client.get("/search", {"repository": "https://github.com/lab/resnet"})
     assert "28 papers" in within.content.decode()
 

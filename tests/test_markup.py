@@ -23,8 +23,10 @@ def test_markdown_renders_and_soft_breaks_are_spaces():
 
 
 def test_raw_html_keeps_only_the_safe_few():
-    out = html('10<sup>8</sup> H<sub>2</sub>O <script>alert(1)</script><img src=x onerror=alert(1)>'
-               '<a href="javascript:alert(1)" onclick="x()">x</a> <b style="color:red">b</b>')  # fmt: skip
+    out = html(
+        "10<sup>8</sup> H<sub>2</sub>O <script>alert(1)</script><img src=x onerror=alert(1)>"
+        '<a href="javascript:alert(1)" onclick="x()">x</a> <b style="color:red">b</b>'
+    )
     assert "10<sup>8</sup>" in out and "H<sub>2</sub>O" in out
     assert "<script" not in out and "alert(1)" not in out and "onerror" not in out
     assert "javascript:" not in out and "onclick" not in out and "style=" not in out
@@ -104,9 +106,8 @@ def test_abstract_hard_line_breaks_join_and_indented_lines_start_paragraphs():
 
 
 def test_real_method_descriptions_render_without_raw_markdown_or_unsafe_html():
-    methods = json.load(
-        gzip.open(realdata("mariaayuso__topic-modeling-on-software/methods.json.gz"))
-    )
+    with gzip.open(realdata("mariaayuso__topic-modeling-on-software/methods.json.gz")) as file:
+        methods = json.load(file)
     with_math = fallbacks = raw_bold = 0
     for method in methods:
         text = method.get("description") or ""
