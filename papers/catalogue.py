@@ -383,15 +383,23 @@ def metric_text(value: Any) -> str:
     return str(value)
 
 
-def paper_ranks(rows: list[LeaderboardRow]) -> dict[int, tuple[int, int]]:
-    """{row id: (rank, number of ranked rows)} for a paper's result rows, each ranked on
-    its board by the board's first metric as the leaderboard page ranks it (two queries)."""
+@dataclass
+class PaperResult:
+    """A paper's result row with its rank on its board, its metrics in the board's order."""
+
+    row: LeaderboardRow
+    rank: int | None
+    ranked: int  # rows on the board with a rank
+    metrics: list[tuple[str, Any]]
+
+
+def paper_results(rows: list[LeaderboardRow]) -> list[PaperResult]:
+    """A paper's result rows, each ranked on its board by the board's first metric as the
+    leaderboard page ranks it, its metrics in the board's column order (two queries)."""
     board_ids = sorted({row.leaderboard_id for row in rows})
-    if not board_ids:
-        return {}
-    metrics = _metrics_of(board_ids)
-    light = _light_rows(board_ids)
-    ranks = {}
+    metrics = _metrics_of(board_ids) if board_ids else {}
+    light = _light_rows(board_ids) if board_ids else {}
+    ranks: dict[int, tuple[int, int]] = {}
     wanted = {row.id for row in rows}
     for board_id in board_ids:
         ranked = ranked_rows(metrics[board_id], light[board_id])
@@ -399,7 +407,14 @@ def paper_ranks(rows: list[LeaderboardRow]) -> dict[int, tuple[int, int]]:
         for r in ranked:
             if r.id in wanted and r.rank is not None:
                 ranks[r.id] = (r.rank, total)
-    return ranks
+    out = []
+    for row in rows:
+        names = [m.name for m in metrics.get(row.leaderboard_id, [])]
+        names += [name for name in row.metrics if name not in names]
+        rank, total = ranks.get(row.id, (None, 0))
+        shown = [(name, row.metrics[name]) for name in names if name in row.metrics]
+        out.append(PaperResult(row, rank, total, shown))
+    return out
 
 
 # --- the subtask tree --------------------------------------------------------------------------

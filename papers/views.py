@@ -263,15 +263,13 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if context is None:
         return bad_request(request, "Invalid sample filter")
     related = list(RelatedPaper.objects.section(paper))
-    results = list(paper.results.all())
     return render(
         request,
         "papers/paper.html",
         {
             "paper": paper,
             "related": related,
-            "results": results,
-            "ranks": catalogue.paper_ranks(results),
+            "results": catalogue.paper_results(list(paper.results.all())),
             **context,
         },
     )
