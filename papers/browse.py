@@ -14,7 +14,15 @@ from django.views.decorators.vary import vary_on_headers
 
 from papers import catalogue, charts, markup
 from papers.forms import BoardForm, CatalogueForm, describe_errors
-from papers.models import Collection, Dataset, Method, Paper, Task
+from papers.models import (
+    Collection,
+    Dataset,
+    Method,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Task,
+)
 from papers.views import HtmxHttpRequest, _wants_fragment, bad_request, paper_list
 
 
@@ -121,8 +129,10 @@ def method_index(request: HttpRequest) -> HttpResponse:
 @require_GET
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
-    papers = Paper.objects.filter(task_links__task=task).with_code()
-    context, error = paper_list(request, papers, {"task": task.slug, "has_code": 1})
+    links = PaperTask.objects.filter(task=task)
+    papers = catalogue.linked_papers(links, task.code_paper_count).with_code()
+    search = {"task": task.slug, "has_code": 1}
+    context, error = paper_list(request, papers, search, task.code_paper_count)
     if error:
         return error
     return render(
@@ -143,8 +153,9 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     dataset = get_object_or_404(
         Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
     )
-    papers = Paper.objects.filter(dataset_links__dataset=dataset)
-    context, error = paper_list(request, papers, {"dataset": dataset.slug})
+    links = PaperDataset.objects.filter(dataset=dataset)
+    papers = catalogue.linked_papers(links, dataset.paper_count)
+    context, error = paper_list(request, papers, {"dataset": dataset.slug}, dataset.paper_count)
     if error:
         return error
     return render(
@@ -165,8 +176,9 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
         Method.objects.select_related("introduced_by").prefetch_related("collections"),
         slug=slug,
     )
-    papers = Paper.objects.filter(method_links__method=method)
-    context, error = paper_list(request, papers, {"method": method.slug})
+    links = PaperMethod.objects.filter(method=method)
+    papers = catalogue.linked_papers(links, method.paper_count)
+    context, error = paper_list(request, papers, {"method": method.slug}, method.paper_count)
     if error:
         return error
 
@@ -203,7 +215,7 @@ def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     data, error = _valid(BoardForm, request)
     if error:
         return error
-    view = catalogue.board_view(board, data["metric"])
+    view = catalogue.board_view(board, data["metric"], data["page"] or 1)
     if view is None:
         return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
     context = {"view": view, "board": board, **markup.render_all(description=board.description)}

@@ -6,13 +6,12 @@ whatever the data; views format nothing here and query nothing themselves.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.utils.text import slugify
 
 from papers import charts
@@ -68,22 +67,19 @@ _TASK_ROW = ("id", "slug", "name", "categories", "paper_count", "benchmark_count
 def areas(q: str = "") -> list[Area]:
     """Every area (the tasks' categories; "Other" for none) with its visible tasks, most
     benchmarked first, then most papers; only tasks whose name holds `q` when given. Names
-    that slug alike ("NLP", "nlp") are one area. One query."""
-    tasks = (
-        Task.objects.listed()
-        .only(*_TASK_ROW)
-        .order_by("-benchmark_count", "-paper_count", "name", "id")
-    )
+    that slug alike ("NLP", "nlp") are one area. One query, read as tuples (thousands of
+    tasks: model instances would cost more than the query)."""
+    tasks = Task.objects.listed().order_by("-benchmark_count", "-paper_count", "name", "id")
     if q:
         tasks = tasks.filter(name__icontains=q)[:FILTER_LIMIT]
     found: dict[str, Area] = {}
-    for task in tasks:
+    for values in tasks.values_list(*_TASK_ROW):
+        task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
         names = [c for c in task.categories or [] if isinstance(c, str) and slugify(c)]
         for name in names or [OTHER_AREA]:
             area = found.setdefault(slugify(name), Area(name, slugify(name)))
             area.tasks.append(task)
-    ordered = sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
-    return ordered
+    return sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
 
 
 def area(slug: str) -> Area | None:
@@ -292,6 +288,9 @@ def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
     return (found[0], False) if found else (None, False)
 
 
+BOARD_PAGE = 100  # rows of a leaderboard's table a page
+
+
 @dataclass
 class BoardView:
     board: Leaderboard
@@ -299,7 +298,7 @@ class BoardView:
     metric_ids: list[str]
     metric: LeaderboardMetric | None  # the one ranking the rows
     metric_id: str
-    rows: list[LeaderboardRow]
+    page: PageOf  # the rows of this page of the table, ranked
     chart: charts.ProgressChart | None
 
     @property
@@ -307,64 +306,80 @@ class BoardView:
         return list(zip(self.metric_ids, self.metrics, strict=True))
 
     @property
-    def ranked(self) -> int:
-        return sum(1 for r in self.rows if r.rank is not None)
+    def rows(self) -> list[LeaderboardRow]:
+        return self.page.items
 
 
-_ROW_PAPER = ("paper__slug", "paper__title", "paper__published", "paper__hidden")
+_ROW_DETAIL = (
+    "id", "leaderboard_id", "position", "model_name", "paper_id", "paper_title",
+    "paper_url", "paper_date", "metrics", "uses_additional_data", "code_links",
+    "paper__slug", "paper__title", "paper__published", "paper__hidden",
+)  # fmt: skip
 
 
-def row_date(row: LeaderboardRow) -> dt.date | None:
-    """The row's date as the archive gives it, else its paper's publication date."""
-    date = charts.parse_date(row.paper_date)
-    if date is None and row.paper_id and row.paper is not None:
-        date = row.paper.published
-    return date
-
-
-def board_view(board: Leaderboard, metric_id: str = "") -> BoardView | None:
-    """The board's rows ranked by the chosen metric (the first by default) with their
-    progress chart; None when `metric_id` names no metric of the board. Two queries."""
+def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> BoardView | None:
+    """One page of the board's rows ranked by the chosen metric (the first by default),
+    and the progress chart of all of them; None when `metric_id` names no metric of the
+    board. Three queries, whatever the board's size: its metrics, every row as ranking and
+    the chart read it (ids, numbers, dates), then the details of the rows shown."""
     metrics = list(board.metrics.order_by("position", "id"))
     ids = metric_ids(metrics)
     if metric_id and metric_id not in ids:
         return None
-    chosen_index = ids.index(metric_id) if metric_id else 0
-    chosen = metrics[chosen_index] if metrics else None
+    chosen = metrics[ids.index(metric_id) if metric_id else 0] if metrics else None
     order = [chosen, *[m for m in metrics if m is not chosen]] if chosen else []
-    rows = list(
-        board.rows.select_related("paper").only(
-            "id", "leaderboard_id", "position", "model_name", "paper_id", "paper_title",
-            "paper_url", "paper_date", "metrics", "metric_values", "uses_additional_data",
-            "code_links", *_ROW_PAPER,
+    light = []
+    for pk, position, values, given, published in board.rows.order_by().values_list(
+        "id", "position", "metric_values", "paper_date", "paper__published"
+    ):
+        # The row's date as the archive gives it, else its paper's publication date.
+        date = charts.parse_date(given) or published
+        light.append(
+            SimpleNamespace(id=pk, position=position, metric_values=values or {}, date=date)
         )
-    )  # fmt: skip
-    rows = ranked_rows(order, rows)
+    ranked = ranked_rows(order, light)
+    pages = max(1, -(-len(ranked) // BOARD_PAGE))
+    number = min(max(1, number), pages)
+    shown = ranked[(number - 1) * BOARD_PAGE : number * BOARD_PAGE]
     chart = None
     if chosen is not None:
-        results = []
-        for row in rows:
-            value = row.metric_values.get(chosen.name)
-            if value is None:
-                continue
-            paper = row.paper if row.paper_id and not row.paper.hidden else None
-            results.append(
-                charts.Result(
-                    date=row_date(row),
-                    value=value,
-                    label=row.model_name or row.paper_title,
-                    value_text=metric_text(row.metrics.get(chosen.name)),
-                    href=paper.get_absolute_url() if paper else None,
+        chart = charts.progress_chart(
+            (
+                charts.Result(date=r.date, value=r.metric_values[chosen.name], key=r.id)
+                for r in ranked
+                if r.metric_values.get(chosen.name) is not None
+            ),
+            chosen.name,
+            chosen.is_lower_better,
+        )
+    wanted = {r.id for r in shown} | {r.key for r in (chart.detailed if chart else [])}
+    details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
+    found = {row.id: row for row in details}
+    if chart is not None:
+        chart.attach(
+            {
+                pk: (
+                    row.model_name or row.paper_title,
+                    metric_text(row.metrics.get(chosen.name)),
+                    row.paper.get_absolute_url()
+                    if row.paper_id and not row.paper.hidden
+                    else None,
                 )
-            )
-        chart = charts.progress_chart(results, chosen.name, chosen.is_lower_better)
+                for pk, row in found.items()
+            }
+        )
+    rows = []
+    for light_row in shown:
+        row = found[light_row.id]
+        row.rank = light_row.rank
+        rows.append(row)
     return BoardView(
         board=board,
         metrics=metrics,
         metric_ids=ids,
         metric=chosen,
-        metric_id=ids[chosen_index] if metrics else "",
-        rows=rows,
+        metric_id=ids[metrics.index(chosen)] if chosen else "",
+        page=PageOf(rows, len(ranked), number, BOARD_PAGE),
         chart=chart,
     )
 
@@ -464,7 +479,18 @@ def subtask_tree(task: Task, depth: int = 4) -> list[TreeNode]:
 
 # --- paged paper lists -------------------------------------------------------------------------
 
-PER_PAGE_CHOICES = (20, 50)
+# A list of more papers than this is read newest first from the papers' date index,
+# probing the links for each paper, which stops after a page; a smaller one is read from
+# the links' index and sorted (probing would walk most of the archive to fill a page).
+DENSE = 2_000
+
+
+def linked_papers(links: QuerySet, total: int) -> QuerySet[Paper]:
+    """The papers that have one of these link rows (a task's PaperTask rows…), written for
+    the plan that reads a page of `total` of them fastest."""
+    if total > DENSE:
+        return Paper.objects.filter(Exists(links.filter(paper=OuterRef("pk"))))
+    return Paper.objects.filter(id__in=links.values("paper_id"))
 
 
 def paper_page(

@@ -24,17 +24,23 @@ WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 20, 40
 LABEL_CHARS = 22  # a record's label: the model name cut to this many characters
 LABEL_GAP = 110  # user units between the starts of two labels on one line
+# Up to this many results every point is its own linked shape; past it, the records are,
+# and the other points are drawn together as one path (a board of 9,000 rows would
+# otherwise weigh a megabyte), one dot per distinct position.
+LINK_EVERY_POINT = 200
 
 
-@dataclass(frozen=True)
+@dataclass
 class Result:
-    """One leaderboard result as a chart reads it."""
+    """One leaderboard result as a chart reads it. Only the points drawn one by one need
+    their label, value text and link: `ProgressChart.attach()` can add them later."""
 
     date: dt.date | None
     value: float | None
-    label: str  # the model name
-    value_text: str  # the value as the source gives it
+    label: str = ""  # the model name
+    value_text: str = ""  # the value as the source gives it
     href: str | None = None  # the paper page, when we have the paper
+    key: object = None  # the caller's id for it (a leaderboard row's id)
 
 
 @dataclass
@@ -71,6 +77,32 @@ class ProgressChart:
     right: int = WIDTH - RIGHT
     top: int = TOP
     bottom: int = HEIGHT - BOTTOM
+
+    @property
+    def link_every_point(self) -> bool:
+        return len(self.points) <= LINK_EVERY_POINT
+
+    @property
+    def dots_path(self) -> str:
+        """The points that are not records as one path of zero-length strokes (round caps
+        draw the dots), each distinct rounded position once."""
+        seen = {(round(p.x), round(p.y)) for p in self.points if not p.record}
+        return "".join(f"M{x} {y}h0" for x, y in sorted(seen))
+
+    @property
+    def detailed(self) -> list[Result]:
+        """The results drawn one by one, which need a label, value text and link."""
+        if self.link_every_point:
+            return [p.result for p in self.points]
+        return [p.result for p in self.records]
+
+    def attach(self, details: dict) -> None:
+        """Give the detailed results their (label, value text, href) by key, then label
+        the records."""
+        for result in self.detailed:
+            if result.key in details:
+                result.label, result.value_text, result.href = details[result.key]
+        _place_labels(self.records, self.left, self.right, self.top)
 
     @property
     def summary(self) -> str:

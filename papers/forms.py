@@ -136,3 +136,4 @@ class BoardForm(forms.Form):
     """A leaderboard page: the metric ranking its rows (its id, the slug of its name)."""
 
     metric = _Text()
+    page = forms.IntegerField(required=False, min_value=1, max_value=100_000)

@@ -434,3 +434,25 @@ def test_home_and_samples_show_statuses_as_a_bar(client, make_paper):
         body = client.get(url).content.decode()
         bar = body[body.index('<figure class="share-bar">') :]
         assert 'class="segment status-ran_honours"' in bar and "(50%)" in bar, url
+
+
+def test_a_big_leaderboard_pages_its_table_and_draws_its_other_points_as_dots(client, world):
+    LeaderboardRow.objects.bulk_create(
+        LeaderboardRow(
+            leaderboard=world.board,
+            row_key=f"big{i}",
+            position=100 + i,
+            model_name=f"Big-{i}",
+            paper_date=f"{2000 + i % 20}-01-01",
+            metrics={"Top-1 Accuracy": i / 10},
+            metric_values={"Top-1 Accuracy": i / 10},
+        )
+        for i in range(250)
+    )
+    board = "/sota/image-classification-on-imagenet"
+    first = client.get(board).content.decode()
+    assert "Rows 1\u2013100 of 253." in first and 'rel="next"' in first
+    assert '<path class="dots"' in first and "record-link" in first
+    last = client.get(board, {"page": 3}).content.decode()
+    assert "Rows 201\u2013253 of 253." in last and "<td>Big-0</td>" in last
+    assert client.get(board, {"page": 9}).status_code == 200  # past the end: the last page

@@ -19,6 +19,8 @@ def fill_counts(apps, schema_editor):
         key = f"{name.lower()}_id"
         links = link.objects.filter(paper__hidden=False).order_by()
         papers = dict(links.values_list(key).annotate(n=Count("paper_id")))
+        with_code = links.filter(paper__code_link_count__gt=0)
+        code = dict(with_code.values_list(key).annotate(n=Count("paper_id"))) if name == "Task" else {}
         counts = (
             dict(Leaderboard.objects.order_by().values_list(key).annotate(n=Count("id")))
             if boards
@@ -39,10 +41,13 @@ def fill_counts(apps, schema_editor):
             record = model(id=pk, paper_count=papers.get(pk, 0))
             if boards:
                 record.benchmark_count = counts.get(pk, 0)
+                record.code_paper_count = code.get(pk, 0)
             else:
                 record.papers_by_year = dict(sorted(years.get(pk, {}).items()))
             changed.append(record)
         fields = ["paper_count", "benchmark_count" if boards else "papers_by_year"]
+        if name == "Task":
+            fields.append("code_paper_count")
         model.objects.bulk_update(changed, fields, batch_size=500)
 
 
@@ -77,6 +82,11 @@ class Migration(migrations.Migration):
             model_name='task',
             name='benchmark_count',
             field=models.IntegerField(default=0, editable=False, help_text='Its leaderboards (one per dataset).'),
+        ),
+        migrations.AddField(
+            model_name='task',
+            name='code_paper_count',
+            field=models.IntegerField(default=0, editable=False, help_text='Visible papers linked to it that have code.'),
         ),
         migrations.AddField(
             model_name='task',

@@ -10,7 +10,8 @@ from papers.models.base import Record, SlugManager
 
 class CuratedQuerySet(models.QuerySet):
     """Tasks, methods or datasets, with the denormalised counts the browse pages sort and
-    show (`paper_count`, `benchmark_count`, a method's `papers_by_year`)."""
+    show (`paper_count`, `benchmark_count`, a task's `code_paper_count`, a method's
+    `papers_by_year`)."""
 
     def listed(self):
         return self.filter(hidden=False)
@@ -32,6 +33,11 @@ class CuratedQuerySet(models.QuerySet):
         fields = ["paper_count"]
         boards: dict[int, int] = {}
         years: dict[int, dict[str, int]] = {}
+        code: dict[int, int] = {}
+        if hasattr(model, "code_paper_count"):
+            fields.append("code_paper_count")
+            with_code = links.filter(paper__code_link_count__gt=0)
+            code = dict(with_code.values_list(key).annotate(n=models.Count("paper_id")))
         if hasattr(model, "benchmark_count"):
             fields.append("benchmark_count")
             from papers.models.leaderboards import Leaderboard
@@ -55,6 +61,7 @@ class CuratedQuerySet(models.QuerySet):
             fresh = {
                 "paper_count": papers.get(record.id, 0),
                 "benchmark_count": boards.get(record.id, 0),
+                "code_paper_count": code.get(record.id, 0),
                 "papers_by_year": dict(sorted(years.get(record.id, {}).items())),
             }
             if any(getattr(record, f) != fresh[f] for f in fields):
@@ -123,6 +130,9 @@ class Task(Curated):
     )
     benchmark_count = models.IntegerField(
         default=0, editable=False, help_text="Its leaderboards (one per dataset)."
+    )
+    code_paper_count = models.IntegerField(
+        default=0, editable=False, help_text="Visible papers linked to it that have code."
     )
 
     class Meta(Curated.Meta):
