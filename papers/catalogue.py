@@ -6,14 +6,17 @@ whatever the data; views format nothing here and query nothing themselves.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.fields.json import KT
 from django.utils.text import slugify
 
+from codewithpapers.cache import by_version
 from papers import charts
 from papers.api.shapes import metric_ids
 from papers.models import (
@@ -73,12 +76,17 @@ def areas(q: str = "") -> list[Area]:
     if q:
         tasks = tasks.filter(name__icontains=q)[:FILTER_LIMIT]
     found: dict[str, Area] = {}
+    slugs: dict[str, str] = {}  # a few dozen names over thousands of tasks: slugify each once
     for values in tasks.values_list(*_TASK_ROW):
         task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
-        names = [c for c in task.categories or [] if isinstance(c, str) and slugify(c)]
-        for name in names or [OTHER_AREA]:
-            area = found.setdefault(slugify(name), Area(name, slugify(name)))
-            area.tasks.append(task)
+        names = [c for c in task.categories or [] if isinstance(c, str)]
+        for name in names:
+            if name not in slugs:
+                slugs[name] = slugify(name)
+        names = [name for name in names if slugs[name]] or [OTHER_AREA]
+        for name in names:
+            slug = slugs.get(name) or slugify(name)
+            found.setdefault(slug, Area(name, slug)).tasks.append(task)
     return sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
 
 
@@ -317,42 +325,90 @@ _ROW_DETAIL = (
 )  # fmt: skip
 
 
+def _number(value) -> float | None:
+    """A parsed metric value as the database hands it back from JSON: a number, its text,
+    or null (None, or "null" as SQLite's text of a JSON null)."""
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def rank_entries(
+    entries: list[tuple[int, int, float | None]], lower_is_better: bool
+) -> list[tuple[int, int | None]]:
+    """(id, rank) of (id, position, value) entries, best first: `ranked_rows`' order and
+    ranks (equal values share a rank; rows without a value last, unranked, in archive
+    order), on plain tuples for boards of thousands of rows."""
+    sign = 1 if lower_is_better else -1
+    scored = sorted(
+        (sign * value, position, pk) for pk, position, value in entries if value is not None
+    )
+    out: list[tuple[int, int | None]] = []
+    previous, rank = None, 0
+    for index, (signed, _, pk) in enumerate(scored, 1):
+        if signed != previous:
+            rank, previous = index, signed
+        out.append((pk, rank))
+    unscored = sorted((position, pk) for pk, position, value in entries if value is None)
+    out.extend((pk, None) for _, pk in unscored)
+    return out
+
+
+def _ranking(
+    board: Leaderboard, metric: LeaderboardMetric
+) -> tuple[list[tuple[int, int | None]], charts.ProgressChart | None]:
+    """Every row's (id, rank) by `metric`, best first, and the progress chart of them
+    without labels or links: two queries reading ids, one number and dates only, since a
+    board may hold thousands of rows (their JSON decoded, or their papers joined, would
+    cost more than the rest of the page)."""
+    rows = list(
+        board.rows.order_by()
+        .annotate(value=KT(f"metric_values__{metric.name}"))
+        .values_list("id", "position", "value", "paper_date", "paper_id")
+    )
+    # A row without a date of its own takes its paper's publication date.
+    published = dict(
+        Paper.objects.filter(id__in=board.rows.filter(paper_date="").values("paper_id"))
+        .order_by()
+        .values_list("id", "published")
+    )
+    entries, results = [], []
+    for pk, position, value, given, paper_id in rows:
+        value = _number(value)
+        entries.append((pk, position, value))
+        if value is not None:
+            date = charts.parse_date(given) or published.get(paper_id)
+            results.append(charts.Result(date=date, value=value, key=pk))
+    chart = charts.progress_chart(results, metric.name, metric.is_lower_better)
+    return rank_entries(entries, metric.is_lower_better), chart
+
+
 def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> BoardView | None:
     """One page of the board's rows ranked by the chosen metric (the first by default),
     and the progress chart of all of them; None when `metric_id` names no metric of the
-    board. Three queries, whatever the board's size: its metrics, every row as ranking and
-    the chart read it (ids, numbers, dates), then the details of the rows shown."""
+    board. Four queries whatever the board's size: its metrics, every row's rank and the
+    chart (`_ranking`, kept per content version: the same for every reader until an
+    import or an admin edit), then the details of the rows shown and the records."""
     metrics = list(board.metrics.order_by("position", "id"))
     ids = metric_ids(metrics)
     if metric_id and metric_id not in ids:
         return None
     chosen = metrics[ids.index(metric_id) if metric_id else 0] if metrics else None
-    order = [chosen, *[m for m in metrics if m is not chosen]] if chosen else []
-    light = []
-    for pk, position, values, given, published in board.rows.order_by().values_list(
-        "id", "position", "metric_values", "paper_date", "paper__published"
-    ):
-        # The row's date as the archive gives it, else its paper's publication date.
-        date = charts.parse_date(given) or published
-        light.append(
-            SimpleNamespace(id=pk, position=position, metric_values=values or {}, date=date)
+    chosen_id = ids[metrics.index(chosen)] if chosen else ""
+    if chosen is None:  # no metric: the rows in the archive's order, unranked
+        ranking = [
+            (pk, None) for pk in board.rows.order_by("position", "id").values_list("id", flat=True)
+        ]
+        chart = None
+    else:
+        ranking, chart = by_version(
+            f"board.{board.id}.{chosen_id}", functools.partial(_ranking, board, chosen)
         )
-    ranked = ranked_rows(order, light)
-    pages = max(1, -(-len(ranked) // BOARD_PAGE))
+    pages = max(1, -(-len(ranking) // BOARD_PAGE))
     number = min(max(1, number), pages)
-    shown = ranked[(number - 1) * BOARD_PAGE : number * BOARD_PAGE]
-    chart = None
-    if chosen is not None:
-        chart = charts.progress_chart(
-            (
-                charts.Result(date=r.date, value=r.metric_values[chosen.name], key=r.id)
-                for r in ranked
-                if r.metric_values.get(chosen.name) is not None
-            ),
-            chosen.name,
-            chosen.is_lower_better,
-        )
-    wanted = {r.id for r in shown} | {r.key for r in (chart.detailed if chart else [])}
+    shown = ranking[(number - 1) * BOARD_PAGE : number * BOARD_PAGE]
+    wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
     details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
     found = {row.id: row for row in details}
     if chart is not None:
@@ -369,17 +425,17 @@ def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> Boar
             }
         )
     rows = []
-    for light_row in shown:
-        row = found[light_row.id]
-        row.rank = light_row.rank
+    for pk, rank in shown:
+        row = found[pk]
+        row.rank = rank
         rows.append(row)
     return BoardView(
         board=board,
         metrics=metrics,
         metric_ids=ids,
         metric=chosen,
-        metric_id=ids[metrics.index(chosen)] if chosen else "",
-        page=PageOf(rows, len(ranked), number, BOARD_PAGE),
+        metric_id=chosen_id,
+        page=PageOf(rows, len(ranking), number, BOARD_PAGE),
         chart=chart,
     )
 

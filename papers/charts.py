@@ -30,7 +30,7 @@ LABEL_GAP = 110  # user units between the starts of two labels on one line
 LINK_EVERY_POINT = 200
 
 
-@dataclass
+@dataclass(slots=True)
 class Result:
     """One leaderboard result as a chart reads it. Only the points drawn one by one need
     their label, value text and link: `ProgressChart.attach()` can add them later."""
@@ -43,7 +43,7 @@ class Result:
     key: object = None  # the caller's id for it (a leaderboard row's id)
 
 
-@dataclass
+@dataclass(slots=True)
 class Point:
     x: float
     y: float
@@ -71,6 +71,10 @@ class ProgressChart:
     x_ticks: list[Tick]
     y_ticks: list[Tick]
     undated: int  # results with a value but no date: left out of the chart
+    count: int = 0  # dated results drawn
+    # Past LINK_EVERY_POINT results, the points that are not records: one path of
+    # zero-length strokes (round caps draw the dots), each distinct rounded position once.
+    dots_path: str = ""
     width: int = WIDTH
     height: int = HEIGHT
     left: int = LEFT
@@ -80,21 +84,12 @@ class ProgressChart:
 
     @property
     def link_every_point(self) -> bool:
-        return len(self.points) <= LINK_EVERY_POINT
-
-    @property
-    def dots_path(self) -> str:
-        """The points that are not records as one path of zero-length strokes (round caps
-        draw the dots), each distinct rounded position once."""
-        seen = {(round(p.x), round(p.y)) for p in self.points if not p.record}
-        return "".join(f"M{x} {y}h0" for x, y in sorted(seen))
+        return self.count <= LINK_EVERY_POINT
 
     @property
     def detailed(self) -> list[Result]:
         """The results drawn one by one, which need a label, value text and link."""
-        if self.link_every_point:
-            return [p.result for p in self.points]
-        return [p.result for p in self.records]
+        return [p.result for p in self.points]
 
     def attach(self, details: dict) -> None:
         """Give the detailed results their (label, value text, href) by key, then label
@@ -110,7 +105,7 @@ class ProgressChart:
         first, last = self.records[0].result, self.records[-1].result
         direction = "lower" if self.lower_is_better else "higher"
         text = (
-            f"{len(self.points)} dated results for {self.metric} ({direction} is better). "
+            f"{self.count} dated results for {self.metric} ({direction} is better). "
             f"The best went from {first.value_text} ({first.label}, {first.date:%b %Y}) "
             f"to {last.value_text} ({last.label}, {last.date:%b %Y})"
         )
@@ -157,10 +152,6 @@ def format_tick(value: float) -> str:
     return f"{value:.6g}"
 
 
-def _day(date: dt.date) -> int:
-    return date.toordinal()
-
-
 def _cut(text: str, limit: int = LABEL_CHARS) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
@@ -169,57 +160,68 @@ def _cut(text: str, limit: int = LABEL_CHARS) -> str:
 def progress_chart(
     results: Iterable[Result], metric: str, lower_is_better: bool
 ) -> ProgressChart | None:
-    """The progress chart of these results, or None when fewer than one dated value."""
-    results = list(results)
-    dated = [r for r in results if r.value is not None and r.date is not None]
-    undated = sum(1 for r in results if r.value is not None and r.date is None)
+    """The progress chart of these results, or None without a dated value. Built in one
+    pass over plain numbers: a board may hold thousands of results."""
+    dated, undated = [], 0
+    for r in results:
+        if r.value is None:
+            continue
+        if r.date is None:
+            undated += 1
+        else:
+            dated.append((r.date.toordinal(), r.value if lower_is_better else -r.value, r))
     if not dated:
         return None
-    dated.sort(key=lambda r: (r.date, -r.value if not lower_is_better else r.value))
+    dated.sort(key=lambda entry: entry[:2])  # by date, the best of a day first
 
-    first_day, last_day = _day(dated[0].date), _day(dated[-1].date)
+    first_day, last_day = dated[0][0], dated[-1][0]
     span = max(last_day - first_day, 60)
     x_low, x_high = first_day - span * 0.03, first_day + span * 1.03
-    values = [r.value for r in dated]
+    values = [r.value for _, _, r in dated]
     low, high = min(values), max(values)
     pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
     y_low, y_high = low - pad, high + pad
 
     plot_left, plot_right = LEFT, WIDTH - RIGHT
     plot_top, plot_bottom = TOP, HEIGHT - BOTTOM
+    x_scale = (plot_right - plot_left) / (x_high - x_low)
+    y_scale = (plot_bottom - plot_top) / (y_high - y_low)
 
-    def x_of(date: dt.date) -> float:
-        return round(
-            plot_left + (_day(date) - x_low) / (x_high - x_low) * (plot_right - plot_left), 1
-        )
+    def x_of(day: float) -> float:
+        return round(plot_left + (day - x_low) * x_scale, 1)
 
     def y_of(value: float) -> float:
-        share = (value - y_low) / (y_high - y_low)
-        return round(plot_bottom - share * (plot_bottom - plot_top), 1)
+        return round(plot_bottom - (value - y_low) * y_scale, 1)
 
-    better = (lambda a, b: a < b) if lower_is_better else (lambda a, b: a > b)
-    points, records, best = [], [], None
-    for result in dated:
-        point = Point(x_of(result.date), y_of(result.value), result)
-        if best is None or better(result.value, best):
-            point.record = True
-            best = result.value
-            records.append(point)
-        points.append(point)
+    each = len(dated) <= LINK_EVERY_POINT
+    points, records, dots = [], [], set()
+    best = None  # the best so far, signed so that smaller is better
+    for day, signed, result in dated:
+        record = best is None or signed < best
+        if record:
+            best = signed
+        if record or each:
+            point = Point(x_of(day), y_of(result.value), result, record)
+            points.append(point)
+            if record:
+                records.append(point)
+        else:
+            dots.add((round(x_of(day)), round(y_of(result.value))))
 
     # The running best: flat until the next record, then a step to it; on to the last date.
     path = [f"M{records[0].x},{records[0].y}"]
     for point in records[1:]:
         path.append(f"H{point.x}V{point.y}")
-    path.append(f"H{x_of(dated[-1].date)}")
+    path.append(f"H{x_of(last_day)}")
 
     _place_labels(records, plot_left, plot_right, plot_top)
 
-    years = range(dated[0].date.year, dated[-1].date.year + 2)
+    first_year = dt.date.fromordinal(first_day).year
+    last_year = dt.date.fromordinal(last_day).year
     x_ticks = [
-        Tick(x_of(dt.date(year, 1, 1)), str(year))
-        for year in years
-        if x_low <= _day(dt.date(year, 1, 1)) <= x_high
+        Tick(x_of(dt.date(year, 1, 1).toordinal()), str(year))
+        for year in range(first_year, last_year + 2)
+        if x_low <= dt.date(year, 1, 1).toordinal() <= x_high
     ]
     if len(x_ticks) > 8:  # every other year (or fewer) on long histories
         step = math.ceil(len(x_ticks) / 8)
@@ -236,6 +238,8 @@ def progress_chart(
         x_ticks=x_ticks,
         y_ticks=y_ticks,
         undated=undated,
+        count=len(dated),
+        dots_path="".join(f"M{x} {y}h0" for x, y in sorted(dots)),
     )
 
 

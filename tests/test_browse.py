@@ -456,3 +456,24 @@ def test_a_big_leaderboard_pages_its_table_and_draws_its_other_points_as_dots(cl
     last = client.get(board, {"page": 3}).content.decode()
     assert "Rows 201\u2013253 of 253." in last and "<td>Big-0</td>" in last
     assert client.get(board, {"page": 9}).status_code == 200  # past the end: the last page
+
+
+def test_fast_ranking_agrees_with_ranked_rows():
+    """The leaderboard page ranks thousands of rows on plain tuples; it must give the
+    order and ranks `ranked_rows` gives (ties, missing values, archive order)."""
+    import random
+    from types import SimpleNamespace
+
+    from papers.catalogue import rank_entries
+    from papers.models import ranked_rows
+
+    rng = random.Random(5)
+    for lower in (True, False):
+        entries = [
+            (pk, rng.randrange(50), rng.choice([None, 1.0, 2.5, 2.5, 3.0, rng.random()]))
+            for pk in range(1, 400)
+        ]
+        metric = LeaderboardMetric(name="m", lower_is_better=lower)
+        rows = [SimpleNamespace(id=pk, position=p, metric_values={"m": v}) for pk, p, v in entries]
+        expected = [(r.id, r.rank) for r in ranked_rows([metric], rows)]
+        assert rank_entries(entries, lower) == expected
