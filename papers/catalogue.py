@@ -18,7 +18,7 @@ from django.utils.text import slugify
 
 from codewithpapers.cache import by_version
 from papers import charts
-from papers.api.shapes import metric_ids
+from papers.api.shapes import metric_ids, split_evaluation_id
 from papers.models import (
     NEWEST_FIRST,
     Collection,
@@ -269,7 +269,8 @@ def benchmarks(boards: QuerySet[Leaderboard]) -> list[Benchmark]:
 def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
     """The board a /sota/<task>-on-<dataset> slug names, and whether the slug is its
     canonical one (False: redirect). Task and dataset slugs may hold "-on-" themselves, so
-    every split is tried, in one query; then, case-insensitively, in one more."""
+    every split is tried, in one query; then, case-insensitively, in one more. The API's
+    "<task>--<dataset>" id is an alias too."""
     splits = []
     start = 0
     while (at := slug.find(BOARD_SEPARATOR, start)) != -1:
@@ -277,6 +278,8 @@ def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
         if task and dataset:
             splits.append((task, dataset))
         start = at + 1
+    if (api_id := split_evaluation_id(slug)) is not None:
+        splits.append(api_id)  # the API's id for the board, "<task>--<dataset>"
     if not splits or len(splits) > 20:
         return None, False
     boards = Leaderboard.objects.select_related(
@@ -286,14 +289,16 @@ def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
     for task, dataset in splits:
         exact |= Q(task__slug=task, dataset__slug=dataset)
     found = list(boards.filter(exact)[:1])
-    if found:
-        return found[0], True
-    loose = Q()
-    for task, dataset in splits:
-        loose |= Q(task__slug__iexact=task, dataset__slug__iexact=dataset)
-        loose |= Q(task__slug=slugify(task), dataset__slug=slugify(dataset))
-    found = list(boards.filter(loose)[:1])
-    return (found[0], False) if found else (None, False)
+    if not found:
+        loose = Q()
+        for task, dataset in splits:
+            loose |= Q(task__slug__iexact=task, dataset__slug__iexact=dataset)
+            loose |= Q(task__slug=slugify(task), dataset__slug=slugify(dataset))
+        found = list(boards.filter(loose)[:1])
+    if not found:
+        return None, False
+    board = found[0]
+    return board, slug == board_slug(board.task.slug, board.dataset.slug)
 
 
 BOARD_PAGE = 100  # rows of a leaderboard's table a page

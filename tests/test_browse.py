@@ -330,6 +330,8 @@ def test_leaderboard_aliases_redirect_to_the_canonical_url(client, world):
     response = client.get("/sota/Image-Classification-on-ImageNet", {"metric": "params"})
     assert response.status_code == 301
     assert response["Location"] == "/sota/image-classification-on-imagenet?metric=params"
+    api_id = client.get("/sota/image-classification--imagenet")  # the API's evaluation id
+    assert api_id["Location"] == "/sota/image-classification-on-imagenet"
 
 
 def test_leaderboard_chart_links_points_to_papers_and_counts_undated(client, world):
