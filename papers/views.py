@@ -366,7 +366,7 @@ def paper_list(request: HttpRequest, papers, search: dict, total: int | None = N
 @require_GET
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
-    papers = Paper.objects.filter(authorships__author=author)
+    papers = catalogue.linked_papers(PaperAuthor.objects.filter(author=author), 0)
     context, error = paper_list(request, papers, {"author": author.slug})
     if error:
         return error
@@ -380,7 +380,7 @@ def repository_detail(request: HttpRequest, host: str, owner: str, name: str) ->
     )
     if repository is None:
         return render(request, "404.html", status=404)
-    papers = Paper.objects.filter(code_links__repository=repository)
+    papers = catalogue.linked_papers(CodeLink.objects.filter(repository=repository), 0)
     context, error = paper_list(request, papers, {"repository": repository.url})
     if error:
         return error
