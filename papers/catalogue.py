@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    TextField,
+    Value,
+    When,
+)
 from django.db.models.fields.json import KT
 from django.utils.text import slugify
 
@@ -29,7 +40,6 @@ from papers.models import (
     PaperAuthor,
     Task,
     TaskEdge,
-    ranked_rows,
 )
 
 BOARD_SEPARATOR = "-on-"
@@ -196,19 +206,37 @@ def collection_groups() -> list[CollectionGroup]:
 # --- benchmarks: one row per leaderboard, its best result ----------------------------------
 
 
-def _light_rows(board_ids: list[int]) -> dict[int, list[SimpleNamespace]]:
-    """Every row of these boards, just what ranking reads (one query)."""
-    rows: dict[int, list[SimpleNamespace]] = defaultdict(list)
+def _first_metric_entries(
+    board_ids: list[int], metrics: dict[int, list[LeaderboardMetric]]
+) -> dict[int, list[tuple[int, int, float | None]]]:
+    """(id, position, number by the board's first metric) of every row of these boards,
+    in one query: each board's number is extracted in SQL (a CASE over the boards), since
+    decoding every row's JSON would cost more than the query on boards of thousands."""
+    firsts = {board_id: found[0].name for board_id, found in metrics.items() if found}
+    entries: dict[int, list[tuple[int, int, float | None]]] = defaultdict(list)
+    if not board_ids:
+        return entries
+    value = (
+        Case(
+            *(
+                When(leaderboard_id=board_id, then=KT(f"metric_values__{name}"))
+                for board_id, name in firsts.items()
+            ),
+            default=Value(None),
+            output_field=TextField(),
+        )
+        if firsts
+        else Value(None, output_field=TextField())
+    )
     found = (
         LeaderboardRow.objects.filter(leaderboard_id__in=board_ids)
         .order_by()
-        .values_list("leaderboard_id", "id", "position", "metric_values")
+        .annotate(value=value)
+        .values_list("leaderboard_id", "id", "position", "value")
     )
-    for board_id, pk, position, values in found:
-        rows[board_id].append(
-            SimpleNamespace(id=pk, position=position, metric_values=values or {})
-        )
-    return rows
+    for board_id, pk, position, number in found:
+        entries[board_id].append((pk, position, _number(number)))
+    return entries
 
 
 def _metrics_of(board_ids: list[int]) -> dict[int, list[LeaderboardMetric]]:
@@ -240,12 +268,14 @@ def benchmarks(boards: QuerySet[Leaderboard]) -> list[Benchmark]:
     boards = list(boards.select_related("task", "dataset").order_by("task_id", "position", "id"))
     ids = [b.id for b in boards]
     metrics = _metrics_of(ids)
-    light = _light_rows(ids)
+    entries = _first_metric_entries(ids, metrics)
     best_ids = {}
     for board in boards:
-        ranked = ranked_rows(metrics[board.id], light[board.id])
-        if ranked and ranked[0].rank is not None:
-            best_ids[board.id] = ranked[0].id
+        if not metrics[board.id]:
+            continue
+        ranked = rank_entries(entries[board.id], metrics[board.id][0].is_lower_better)
+        if ranked and ranked[0][1] is not None:
+            best_ids[board.id] = ranked[0][0]
     best = LeaderboardRow.objects.filter(id__in=best_ids.values()).select_related("paper")
     best_rows = best.only(
         "id", "leaderboard_id", "model_name", "metrics", "paper_title", "paper_url",
@@ -257,7 +287,7 @@ def benchmarks(boards: QuerySet[Leaderboard]) -> list[Benchmark]:
             board=board,
             metric=(metrics[board.id] or [None])[0],
             best=by_id.get(best_ids.get(board.id)),
-            results=len(light[board.id]),
+            results=len(entries[board.id]),
         )
         for board in boards
     ]
@@ -474,15 +504,17 @@ def paper_results(rows: list[LeaderboardRow]) -> list[PaperResult]:
     leaderboard page ranks it, its metrics in the board's column order (two queries)."""
     board_ids = sorted({row.leaderboard_id for row in rows})
     metrics = _metrics_of(board_ids) if board_ids else {}
-    light = _light_rows(board_ids) if board_ids else {}
+    entries = _first_metric_entries(board_ids, metrics)
     ranks: dict[int, tuple[int, int]] = {}
     wanted = {row.id for row in rows}
     for board_id in board_ids:
-        ranked = ranked_rows(metrics[board_id], light[board_id])
-        total = sum(1 for r in ranked if r.rank is not None)
-        for r in ranked:
-            if r.id in wanted and r.rank is not None:
-                ranks[r.id] = (r.rank, total)
+        if not metrics[board_id]:
+            continue
+        ranked = rank_entries(entries[board_id], metrics[board_id][0].is_lower_better)
+        total = sum(1 for _, rank in ranked if rank is not None)
+        for pk, rank in ranked:
+            if pk in wanted and rank is not None:
+                ranks[pk] = (rank, total)
     out = []
     for row in rows:
         names = [m.name for m in metrics.get(row.leaderboard_id, [])]
