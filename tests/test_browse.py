@@ -207,6 +207,14 @@ def test_sota_filter_narrows_tasks_as_page_and_as_htmx_fragment(client, world):
     assert "No task matches" in client.get("/sota", {"q": "zzz"}).content.decode()
 
 
+def test_areas_whose_names_make_no_slug_fall_under_other(client, world):
+    Task.objects.filter(slug="fine-grained").update(categories=["日本語", 3])
+    assert client.get("/task/fine-grained").status_code == 200
+    body = client.get("/sota").content.decode()
+    other = body[body.index('id="area-other"') :]
+    assert "Fine-Grained Classification" in other
+
+
 def test_area_page_lists_every_task_of_the_area(client, world):
     body = client.get("/area/computer-vision").content.decode()
     assert "Image Classification" in body and "Fine-Grained Classification" in body
