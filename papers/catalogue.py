@@ -93,9 +93,9 @@ def areas(q: str = "") -> list[Area]:
         for name in names:
             if name not in slugs:
                 slugs[name] = slugify(name)
-        names = [name for name in names if slugs[name]] or [OTHER_AREA]
-        for name in names:
-            slug = slugs.get(name) or slugify(name)
+        # Each area once, however many of the task's names slug alike.
+        placed = {slugs[name]: name for name in reversed(names) if slugs[name]}
+        for slug, name in (placed or {slugify(OTHER_AREA): OTHER_AREA}).items():
             found.setdefault(slug, Area(name, slug)).tasks.append(task)
     return sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
 

@@ -207,6 +207,12 @@ def test_sota_filter_narrows_tasks_as_page_and_as_htmx_fragment(client, world):
     assert "No task matches" in client.get("/sota", {"q": "zzz"}).content.decode()
 
 
+def test_a_task_filed_twice_under_one_area_is_listed_once(client, world):
+    Task.objects.filter(slug="speech-on-device").update(categories=["Speech", "speech"])
+    body = client.get("/area/speech").content.decode()
+    assert body.count(">Speech on Device</a>") == 1
+
+
 def test_areas_whose_names_make_no_slug_fall_under_other(client, world):
     Task.objects.filter(slug="fine-grained").update(categories=["日本語", 3])
     assert client.get("/task/fine-grained").status_code == 200
