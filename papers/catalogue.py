@@ -7,6 +7,7 @@ whatever the data; views format nothing here and query nothing themselves.
 from __future__ import annotations
 
 import functools
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -24,7 +25,8 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils.text import slugify
 
 from codewithpapers.cache import by_version
@@ -206,6 +208,21 @@ def collection_groups() -> list[CollectionGroup]:
 # --- benchmarks: one row per leaderboard, its best result ----------------------------------
 
 
+def _metric_value(name: str):
+    """An expression for a row's parsed number of the metric `name`, read in SQL, and
+    whether what it gives is the whole JSON to decode instead: SQLite's JSON paths cannot
+    name a key holding a quote or a backslash, so such a metric is read the slow way."""
+    if '"' in name or "\\" in name:
+        return Cast("metric_values", TextField()), True
+    return KeyTextTransform(name, "metric_values"), False
+
+
+def _read_number(value, name: str, whole: bool) -> float | None:
+    if whole:
+        value = json.loads(value).get(name) if value else None
+    return _number(value)
+
+
 def _first_metric_entries(
     board_ids: list[int], metrics: dict[int, list[LeaderboardMetric]]
 ) -> dict[int, list[tuple[int, int, float | None]]]:
@@ -213,14 +230,15 @@ def _first_metric_entries(
     in one query: each board's number is extracted in SQL (a CASE over the boards), since
     decoding every row's JSON would cost more than the query on boards of thousands."""
     firsts = {board_id: found[0].name for board_id, found in metrics.items() if found}
+    reads = {board_id: _metric_value(name) for board_id, name in firsts.items()}
     entries: dict[int, list[tuple[int, int, float | None]]] = defaultdict(list)
     if not board_ids:
         return entries
     value = (
         Case(
             *(
-                When(leaderboard_id=board_id, then=KT(f"metric_values__{name}"))
-                for board_id, name in firsts.items()
+                When(leaderboard_id=board_id, then=expression)
+                for board_id, (expression, _) in reads.items()
             ),
             default=Value(None),
             output_field=TextField(),
@@ -235,7 +253,9 @@ def _first_metric_entries(
         .values_list("leaderboard_id", "id", "position", "value")
     )
     for board_id, pk, position, number in found:
-        entries[board_id].append((pk, position, _number(number)))
+        if board_id in reads:
+            number = _read_number(number, firsts[board_id], reads[board_id][1])
+        entries[board_id].append((pk, position, number))
     return entries
 
 
@@ -397,9 +417,10 @@ def _ranking(
     without labels or links: two queries reading ids, one number and dates only, since a
     board may hold thousands of rows (their JSON decoded, or their papers joined, would
     cost more than the rest of the page)."""
+    expression, whole = _metric_value(metric.name)
     rows = list(
         board.rows.order_by()
-        .annotate(value=KT(f"metric_values__{metric.name}"))
+        .annotate(value=expression)
         .values_list("id", "position", "value", "paper_date", "paper_id")
     )
     # A row without a date of its own takes its paper's publication date.
@@ -410,7 +431,7 @@ def _ranking(
     )
     entries, results = [], []
     for pk, position, value, given, paper_id in rows:
-        value = _number(value)
+        value = _read_number(value, metric.name, whole)
         entries.append((pk, position, value))
         if value is not None:
             date = charts.parse_date(given) or published.get(paper_id)

@@ -316,6 +316,20 @@ def test_leaderboard_ranks_every_row_by_the_chosen_metric(client, world):
     assert "lower is better" in fragment
 
 
+def test_metric_names_with_json_path_characters_rank_too(client, world):
+    metric = LeaderboardMetric.objects.get(leaderboard=world.speech, name="WER")
+    odd = 'WER "dev" \\ __[0]'  # lower is better, as WER
+    metric.name = odd
+    metric.save()
+    for row in LeaderboardRow.objects.filter(leaderboard=world.speech):
+        row.metrics = {odd: row.metrics["WER"]}
+        row.save()
+    body = client.get("/sota/speech-on-device-on-libri-on-air").content.decode()
+    assert _ranked_models(body)[0] == "Speech-2"
+    task = client.get("/task/speech-on-device").content.decode()
+    assert "Speech-2" in task
+
+
 def test_leaderboard_shows_rows_from_papers_not_in_the_archive(client, world):
     LeaderboardRow.objects.create(
         leaderboard=world.board,
