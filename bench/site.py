@@ -24,8 +24,9 @@ times:
   paper page      /paper/<slug>, a different random paper each request
   task page       /task/<slug>, random tasks that have leaderboards
   sota index      /sota
-  big task page   /task/<slug> of the task with the most leaderboards (its benchmarks
-                  table, subtask tree and first page of papers with code)
+  big task page   /task/<slug> of the task with the most papers among those with
+                  leaderboards (its benchmarks table, subtask tree and first page of
+                  papers with code)
   leaderboard     /sota/<task>-on-<dataset> of the board with the most rows (its
                   progress chart and full ranked table)
   method page     /method/<slug> of the method with the most papers (its usage chart
@@ -193,7 +194,11 @@ def browse_urls() -> dict[str, str]:
 
     from papers.models import Leaderboard, Method, Task
 
-    task = Task.objects.order_by("-benchmark_count", "-paper_count", "id").first()
+    task = (
+        Task.objects.filter(benchmark_count__gt=0)
+        .order_by("-paper_count", "-benchmark_count", "id")
+        .first()
+    )
     board = (
         Leaderboard.objects.annotate(n=Count("rows"))
         .select_related("task", "dataset")

@@ -67,7 +67,7 @@ class Area:
     def task_count(self) -> int:
         return len(self.tasks)
 
-    @property
+    @functools.cached_property
     def benchmark_count(self) -> int:
         return sum(t.benchmark_count for t in self.tasks)
 
@@ -88,6 +88,7 @@ def areas(q: str = "") -> list[Area]:
     if q:
         tasks = tasks.filter(name__icontains=q)[:FILTER_LIMIT]
     found: dict[str, Area] = {}
+    other = {slugify(OTHER_AREA): OTHER_AREA}
     slugs: dict[str, str] = {}  # a few dozen names over thousands of tasks: slugify each once
     for values in tasks.values_list(*_TASK_ROW):
         task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
@@ -97,7 +98,7 @@ def areas(q: str = "") -> list[Area]:
                 slugs[name] = slugify(name)
         # Each area once, however many of the task's names slug alike.
         placed = {slugs[name]: name for name in reversed(names) if slugs[name]}
-        for slug, name in (placed or {slugify(OTHER_AREA): OTHER_AREA}).items():
+        for slug, name in (placed or other).items():
             found.setdefault(slug, Area(name, slug)).tasks.append(task)
     return sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
 
@@ -429,14 +430,13 @@ def _ranking(
         .order_by()
         .values_list("id", "published")
     )
-    entries, results = [], []
+    entries, dated = [], []
     for pk, position, value, given, paper_id in rows:
         value = _read_number(value, metric.name, whole)
         entries.append((pk, position, value))
         if value is not None:
-            date = charts.parse_date(given) or published.get(paper_id)
-            results.append(charts.Result(date=date, value=value, key=pk))
-    chart = charts.progress_chart(results, metric.name, metric.is_lower_better)
+            dated.append((charts.parse_date(given) or published.get(paper_id), value, pk))
+    chart = charts.progress_chart_of(dated, metric.name, metric.is_lower_better)
     return rank_entries(entries, metric.is_lower_better), chart
 
 

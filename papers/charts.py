@@ -115,7 +115,13 @@ class ProgressChart:
 def parse_date(text: str | None) -> dt.date | None:
     """A leaderboard row's date as the archive gives it ("2019-05-28", sometimes with a
     time, sometimes just "2019-05"); None when it cannot be read."""
-    text = (text or "").strip()
+    if not text:
+        return None
+    try:  # the usual "2019-05-28", first and fast: a board may hold thousands of rows
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        pass
+    text = text.strip()
     for candidate, pad in ((text[:10], ""), (text[:7], "-01"), (text[:4], "-01-01")):
         try:
             return dt.date.fromisoformat(candidate + pad)
@@ -160,16 +166,28 @@ def _cut(text: str, limit: int = LABEL_CHARS) -> str:
 def progress_chart(
     results: Iterable[Result], metric: str, lower_is_better: bool
 ) -> ProgressChart | None:
-    """The progress chart of these results, or None without a dated value. Built in one
-    pass over plain numbers: a board may hold thousands of results."""
+    """The progress chart of these results, or None without a dated value."""
+    entries = ((r.date, r.value, r) for r in results)
+    return progress_chart_of(entries, metric, lower_is_better, keys_are_results=True)
+
+
+def progress_chart_of(
+    entries: Iterable[tuple[dt.date | None, float | None, object]],
+    metric: str,
+    lower_is_better: bool,
+    keys_are_results: bool = False,
+) -> ProgressChart | None:
+    """The progress chart of (date, value, key) entries, or None without a dated value.
+    Built in one pass over plain numbers (a board may hold thousands of results): only
+    the points drawn one by one become Results (with the key, for `attach()`)."""
     dated, undated = [], 0
-    for r in results:
-        if r.value is None:
+    for date, value, key in entries:
+        if value is None:
             continue
-        if r.date is None:
+        if date is None:
             undated += 1
         else:
-            dated.append((r.date.toordinal(), r.value if lower_is_better else -r.value, r))
+            dated.append((date.toordinal(), value if lower_is_better else -value, value, key))
     if not dated:
         return None
     dated.sort(key=lambda entry: entry[:2])  # by date, the best of a day first
@@ -177,7 +195,7 @@ def progress_chart(
     first_day, last_day = dated[0][0], dated[-1][0]
     span = max(last_day - first_day, 60)
     x_low, x_high = first_day - span * 0.03, first_day + span * 1.03
-    values = [r.value for _, _, r in dated]
+    values = [value for _, _, value, _ in dated]
     low, high = min(values), max(values)
     pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
     y_low, y_high = low - pad, high + pad
@@ -196,17 +214,23 @@ def progress_chart(
     each = len(dated) <= LINK_EVERY_POINT
     points, records, dots = [], [], set()
     best = None  # the best so far, signed so that smaller is better
-    for day, signed, result in dated:
+    for day, signed, value, key in dated:
         record = best is None or signed < best
         if record:
             best = signed
         if record or each:
-            point = Point(x_of(day), y_of(result.value), result, record)
+            result = key if keys_are_results else Result(dt.date.fromordinal(day), value, key=key)
+            point = Point(x_of(day), y_of(value), result, record)
             points.append(point)
             if record:
                 records.append(point)
-        else:
-            dots.add((round(x_of(day)), round(y_of(result.value))))
+        else:  # whole user units, rounded: one dot per distinct position
+            dots.add(
+                (
+                    int(plot_left + (day - x_low) * x_scale + 0.5),
+                    int(plot_bottom - (value - y_low) * y_scale + 0.5),
+                )
+            )
 
     # The running best: flat until the next record, then a step to it; on to the last date.
     path = [f"M{records[0].x},{records[0].y}"]
