@@ -71,6 +71,8 @@ class SearchForm(forms.Form):
     task = _Text()
     method = _Text()
     dataset = _Text()
+    author = _Text()  # an author's slug: "search within" an author page's papers
+    repository = forms.CharField(required=False, max_length=500, strip=True)  # its URL
     year_from = forms.IntegerField(required=False, min_value=1000, max_value=2100)
     year_to = forms.IntegerField(required=False, min_value=1000, max_value=2100)
     sort = forms.ChoiceField(required=False, choices=[(s, s) for s in SORTS])
@@ -165,3 +167,33 @@ def describe_errors(form: forms.Form) -> str:
     return "; ".join(
         f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()
     )
+
+
+# --- the browse pages ---------------------------------------------------------------------
+
+
+class PaperPageForm(forms.Form):
+    """A paged list of papers (task, method, dataset, author and repository pages)."""
+
+    page = forms.IntegerField(required=False, min_value=1, max_value=100_000)
+    per_page = forms.TypedChoiceField(
+        required=False, coerce=int, choices=[("20", "20"), ("50", "50")], empty_value=None
+    )
+
+
+class CatalogueForm(PaperPageForm):
+    """/tasks, /datasets, /methods and /sota: a name filter, a sort and a page."""
+
+    q = _Text()
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[("name", "name"), ("papers", "papers"), ("benchmarks", "benchmarks")],
+    )
+    collection = _Text()
+
+
+class BoardForm(forms.Form):
+    """A leaderboard page: the metric ranking its rows (its id, the slug of its name)."""
+
+    metric = _Text()
+    page = forms.IntegerField(required=False, min_value=1, max_value=100_000)

@@ -14,6 +14,7 @@ from papers.models import (
     Dataset,
     Method,
     Paper,
+    PaperAuthor,
     PaperDataset,
     PaperMethod,
     PaperTask,
@@ -39,6 +40,12 @@ def _relations(filters: dict) -> list[QuerySet]:
     for key, model in (("task", PaperTask), ("method", PaperMethod), ("dataset", PaperDataset)):
         if ids := filters.get(f"{key}_ids"):
             rows.append(model.objects.filter(**{f"{key}_id__in": ids}))
+    for key, model, field in (
+        ("author", PaperAuthor, "author__slug"),
+        ("repository", CodeLink, "repository__url"),
+    ):
+        if value := filters.get(key):
+            rows.append(model.objects.filter(**{field: value}))
     return rows
 
 

@@ -1,5 +1,6 @@
 """sitemap.xml: an index over paged sitemaps of every paper, author, repository, task,
-method and dataset page (django.contrib.sitemaps).
+method, dataset and leaderboard page, and of the browse pages (/sota, its areas, the
+indexes) (django.contrib.sitemaps).
 
 Pages are id ranges, not offsets: page n lists the rows with ids in
 (first + (n-1)·LIMIT, first + n·LIMIT], so any page, the 100th as fast as the first, is
@@ -21,7 +22,7 @@ from django.core.paginator import EmptyPage, PageNotAnInteger
 from django.db.models import QuerySet
 from django.utils.functional import cached_property
 
-from papers.models import Author, Dataset, Method, Paper, Repository, Task
+from papers.models import Author, Dataset, Leaderboard, Method, Paper, Repository, Task
 
 LIMIT = 5_000
 
@@ -64,12 +65,8 @@ class IdRangePaginator:
         return IdRangePage(self.queryset.filter(id__gt=low, id__lte=high), number)
 
 
-class ArchiveSitemap(Sitemap):
-    limit = LIMIT
-
-    @property
-    def paginator(self) -> IdRangePaginator:
-        return IdRangePaginator(self.items(), self.limit)
+class SiteSitemap(Sitemap):
+    """A sitemap whose URLs start with SITE_URL when it is set."""
 
     @property
     def protocol(self) -> str | None:
@@ -81,6 +78,14 @@ class ArchiveSitemap(Sitemap):
         if settings.SITE_URL:
             return urlsplit(settings.SITE_URL).netloc
         return super().get_domain(site)
+
+
+class ArchiveSitemap(SiteSitemap):
+    limit = LIMIT
+
+    @property
+    def paginator(self) -> IdRangePaginator:
+        return IdRangePaginator(self.items(), self.limit)
 
     def get_latest_lastmod(self):
         return None
@@ -148,7 +153,38 @@ class DatasetSitemap(CuratedSitemap):
     prefix = "/dataset/"
 
 
+class LeaderboardSitemap(ArchiveSitemap):
+    """/sota/<task>-on-<dataset>: every leaderboard, by id range like the rest."""
+
+    def location(self, item) -> str:
+        return f"/sota/{quote(item.task.slug, safe='')}-on-{quote(item.dataset.slug, safe='')}"
+
+    def items(self):
+        return (
+            Leaderboard.objects.select_related("task", "dataset")
+            .order_by("id")
+            .only("id", "updated_at", "task__slug", "dataset__slug")
+        )
+
+
+class BrowseSitemap(SiteSitemap):
+    """The state-of-the-art index, its areas, and the task, dataset and method indexes: a
+    few hundred URLs at most, read from one query of the tasks' categories."""
+
+    def items(self) -> list[str]:
+        from papers.catalogue import areas
+
+        return ["/sota", "/tasks", "/datasets", "/methods"] + [
+            f"/area/{quote(area.slug, safe='')}" for area in areas()
+        ]
+
+    def location(self, item: str) -> str:
+        return item
+
+
 SITEMAPS = {
+    "browse": BrowseSitemap,
+    "leaderboards": LeaderboardSitemap,
     "papers": PaperSitemap,
     "tasks": TaskSitemap,
     "methods": MethodSitemap,

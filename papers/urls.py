@@ -1,7 +1,7 @@
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path
 
-from papers import feeds, views
+from papers import browse, feeds, views
 from papers.sitemaps import SITEMAPS
 
 urlpatterns = [
@@ -15,9 +15,15 @@ urlpatterns = [
     path("samples", views.samples, name="samples"),
     path("author/<str:slug>", views.author_detail, name="author"),
     path("repo/<str:host>/<path:owner>/<str:name>", views.repository_detail, name="repository"),
-    path("task/<str:slug>", views.task_detail, name="task"),
-    path("method/<str:slug>", views.method_detail, name="method"),
-    path("dataset/<str:slug>", views.dataset_detail, name="dataset"),
+    path("sota", browse.sota, name="sota"),
+    path("sota/<str:slug>", browse.leaderboard, name="leaderboard"),
+    path("area/<str:slug>", browse.area_detail, name="area"),
+    path("tasks", browse.task_index, name="tasks"),
+    path("datasets", browse.dataset_index, name="datasets"),
+    path("methods", browse.method_index, name="methods"),
+    path("task/<str:slug>", browse.task_detail, name="task"),
+    path("method/<str:slug>", browse.method_detail, name="method"),
+    path("dataset/<str:slug>", browse.dataset_detail, name="dataset"),
     path("feeds/latest.atom", feeds.LatestPapersFeed(), name="feed-latest"),
     path("task/<str:slug>/feed.atom", feeds.TaskPapersFeed(), name="feed-task"),
     path(

@@ -16,7 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, content_version, version_time
-from papers import sample_filters
+from papers import catalogue, sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id, arxiv_of_slug
@@ -24,6 +24,7 @@ from papers.archive.records import export_record, record_last_modified, record_p
 from papers.forms import (
     MAX_PAGE,
     NAME_MAX,
+    PaperPageForm,
     SampleFilterForm,
     SampleListForm,
     SearchForm,
@@ -32,17 +33,13 @@ from papers.forms import (
 from papers.models import (
     Author,
     CodeLink,
-    Dataset,
     LeaderboardRow,
-    Method,
     Paper,
     PaperAuthor,
     PaperTask,
     RelatedPaper,
     Repository,
     Sample,
-    Task,
-    ranked_rows,
 )
 from papers.querysets import NAMED, filter_papers, frameworks, names_like, paper_id_sets
 from papers.vocabularies import (
@@ -53,7 +50,7 @@ from papers.vocabularies import (
     SampleStatus,
 )
 
-PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
+PAGE_LIST = 50  # the latest papers on the home page
 PER_PAGE = 20
 SORT_CHOICES = [
     ("relevance", "Relevance"),
@@ -354,7 +351,16 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if context is None:
         return bad_request(request, "Invalid sample filter")
     related = list(RelatedPaper.objects.section(paper))
-    return render(request, "papers/paper.html", {"paper": paper, "related": related, **context})
+    return render(
+        request,
+        "papers/paper.html",
+        {
+            "paper": paper,
+            "related": related,
+            "results": catalogue.paper_results(list(paper.results.all())),
+            **context,
+        },
+    )
 
 
 def _samples_context(paper: Paper, params) -> dict | None:
@@ -407,13 +413,29 @@ def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
+def paper_list(request: HttpRequest, papers, search: dict, total: int | None = None):
+    """The context of a paged list of papers (`page`, `per_page`: 20 or 50) with its
+    "search within these" link; or, for a bad parameter, (None, a 400 response)."""
+    form = PaperPageForm(request.GET)
+    if not form.is_valid():
+        return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
+    data = form.cleaned_data
+    page = catalogue.paper_page(papers, data["page"] or 1, data["per_page"] or 20, total)
+    return {
+        "papers_page": page,
+        "papers": page.items,
+        "search_within": f"{reverse('search')}?{urlencode(search)}" if search else "",
+    }, None
+
+
 @require_GET
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
-    papers = _paper_list(
-        Paper.objects.filter(authorships__author=author).order_by("-published", "id")
-    )
-    return render(request, "papers/author.html", {"author": author, "papers": papers})
+    papers = catalogue.linked_papers(PaperAuthor.objects.filter(author=author), 0)
+    context, error = paper_list(request, papers, {"author": author.slug})
+    if error:
+        return error
+    return render(request, "papers/author.html", {"author": author, **context})
 
 
 SAMPLES_PER_PAGE = 50
@@ -472,60 +494,11 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
     }
     if _wants_fragment(request):
         return render(request, "papers/repository.html#samples", context)
-    papers = _paper_list(
-        Paper.objects.filter(code_links__repository=repository).order_by("-published", "id")
-    )
-    return render(request, "papers/repository.html", {**context, "papers": papers})
-
-
-def _boards(leaderboards) -> list[dict]:
-    """Leaderboards with their metric columns and ranked rows, in three queries."""
-    boards = leaderboards.select_related("task", "dataset").prefetch_related(
-        "metrics", Prefetch("rows", LeaderboardRow.objects.select_related("paper"))
-    )
-    out = []
-    for board in boards:
-        metrics = list(board.metrics.all())
-        rows = ranked_rows(metrics, list(board.rows.all()))
-        out.append({"board": board, "metrics": metrics, "rows": rows})
-    return out
-
-
-@require_GET
-def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    task = get_object_or_404(Task.objects.prefetch_related("parents", "subtasks"), slug=slug)
-    papers = _paper_list(Paper.objects.filter(task_links__task=task).order_by("-published", "id"))
-    return render(
-        request,
-        "papers/task.html",
-        {"task": task, "papers": papers, "boards": _boards(task.leaderboards.all())},
-    )
-
-
-@require_GET
-def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    method = get_object_or_404(
-        Method.objects.select_related("introduced_by").prefetch_related("collections"), slug=slug
-    )
-    papers = _paper_list(
-        Paper.objects.filter(method_links__method=method).order_by("-published", "id")
-    )
-    return render(request, "papers/method.html", {"method": method, "papers": papers})
-
-
-@require_GET
-def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    dataset = get_object_or_404(
-        Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
-    )
-    papers = _paper_list(
-        Paper.objects.filter(dataset_links__dataset=dataset).order_by("-published", "id")
-    )
-    return render(
-        request,
-        "papers/dataset.html",
-        {"dataset": dataset, "papers": papers, "boards": _boards(dataset.leaderboards.all())},
-    )
+    papers = catalogue.linked_papers(CodeLink.objects.filter(repository=repository), 0)
+    listed, error = paper_list(request, papers, {"repository": repository.url})
+    if error:
+        return error
+    return render(request, "papers/repository.html", {**context, **listed})
 
 
 def _digest(filters: dict[str, str]) -> str:
@@ -550,8 +523,14 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
     found = by_version(
         f"sample-combinations.{_digest(keep)}", partial(sample_filters.combinations, base)
     )
+    chips = sample_filters.chips(found, chosen, keep)
     context = {
-        "chips": sample_filters.chips(found, chosen, keep),
+        "chips": chips,
+        # The status bar: the samples the other filters keep, by status.
+        "status_counts": next(
+            ({o["value"]: o["n"] for o in f["options"]} for f in chips if f["key"] == "status"),
+            {},
+        ),
         "chosen": chosen,
         "repository": keep.get("repository", ""),
         "without_repository": urlencode(chosen),

@@ -32,7 +32,10 @@ def test_sitemap_index_pages_every_kind_of_page(client, make_paper, monkeypatch)
     Paper.objects.create(slug="hidden-paper", title="Hidden", hidden=True)
     index = _locs(client, "/sitemap.xml")
     sections = {re.search(r"/sitemap-(\w+)\.xml", url).group(1) for url in index}
-    assert sections == {"papers", "tasks", "methods", "datasets", "authors", "repositories"}
+    assert sections == {
+        "browse", "leaderboards", "papers", "tasks", "methods", "datasets", "authors",
+        "repositories",
+    }  # fmt: skip
     # 6 visible papers (3 with 3 related papers) at 2 a page: 3 pages.
     paper_pages = [url for url in index if "sitemap-papers" in url]
     assert len(paper_pages) == 3 and paper_pages[-1].endswith("?p=3")
@@ -46,6 +49,11 @@ def test_sitemap_index_pages_every_kind_of_page(client, make_paper, monkeypatch)
     assert "http://testserver/author/first-author1" in authors
     repositories = _locs(client, "/sitemap-repositories.xml")
     assert "http://testserver/repo/github.com/lab1/model1" in repositories
+    boards = _locs(client, "/sitemap-leaderboards.xml")
+    assert "http://testserver/sota/task-1-on-dataset-1" in boards
+    assert client.get("/sota/task-1-on-dataset-1").status_code == 200
+    browse = _locs(client, "/sitemap-browse.xml")
+    assert "http://testserver/sota" in browse and "http://testserver/area/other" in browse
     assert client.get("/sitemap-papers.xml?p=4").status_code == 404
 
 
@@ -55,7 +63,9 @@ def test_repositories_without_a_page_stay_out_of_the_sitemap(client, make_paper)
     assert len(_locs(client, "/sitemap-repositories.xml")) == 1
 
 
-@pytest.mark.parametrize("section", ["papers", "authors", "repositories", "tasks"])
+@pytest.mark.parametrize(
+    "section", ["papers", "authors", "repositories", "tasks", "leaderboards", "browse"]
+)
 def test_sitemap_pages_run_the_same_queries_however_many_items(client, make_paper, section):
     make_paper()
     with CaptureQueriesContext(connection) as few:
@@ -102,6 +112,12 @@ PAGES = [
     "/task/task-1",
     "/method/method-1",
     "/dataset/dataset-1",
+    "/sota",
+    "/area/other",
+    "/tasks",
+    "/datasets",
+    "/methods",
+    "/sota/task-1-on-dataset-1",
 ]
 DEFAULT_DESCRIPTION = "The Papers with Code archive, searchable, with execution reports"
 

@@ -9,6 +9,7 @@ import json
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils.text import slugify
 
 from papers.models import (
     Dataset,
@@ -335,7 +336,7 @@ def test_a_task_lists_its_boards_in_source_order_with_subdatasets_after_their_pa
     order = list(task.leaderboards.order_by("position").values_list("dataset__name", flat=True))
     assert order == expected
     page = client.get("/task/sentiment-analysis").content.decode()
-    positions = [page.index(f">{name}</a></h3>") for name in expected]
+    positions = [page.index(f">{name}</a></th>") for name in expected]
     assert positions == sorted(positions)
     # The order survives an export and a re-import.
     out = tmp_path / "tables.json"
@@ -377,7 +378,7 @@ def test_method_source_snippet_and_paper_counts_are_shown(client):
     assert 'href="https://arxiv.org/abs/1406.2661v1"' in page  # source_url
     assert "github.com/eriklindernoren/PyTorch-GAN" in page  # code_snippet_url
     gan = Method.objects.get(slug="gan")
-    assert f"{gan.num_papers} papers" in page
+    assert f"{gan.num_papers:,} papers" in page
 
 
 def test_a_datasets_variants_introducing_paper_and_year_are_shown(client):
@@ -417,10 +418,12 @@ def test_categories_row_dates_code_links_and_board_links_are_shown(tmp_path, cli
     ocr = Task.objects.get(name="Optical Character Recognition")
     assert ocr.categories == ["Methodology", "Natural Language Processing", "Computer Vision"]
     page = client.get(ocr.get_absolute_url()).content.decode()
-    assert "Methodology · Natural Language Processing · Computer Vision" in page
-    assert "2018-02-15" in page  # the row's paper_date
-    assert 'href="https://github.com/untrix/im2latex"' in page  # its code link
-    assert "optical-character-recognition-on-i2l-140k" in page  # the board's own link
+    for area in ocr.categories:  # each category leads to its area
+        assert f'href="/area/{slugify(area)}">{area}</a>' in page
+    board = client.get(ocr.leaderboards.get().get_absolute_url()).content.decode()
+    assert "2018-02-15" in board  # the row's paper_date
+    assert 'href="https://github.com/untrix/im2latex"' in board  # its code link
+    assert "optical-character-recognition-on-i2l-140k" in board  # the board's own link
     row = LeaderboardRow.objects.get(model_name="I2L-NOPOOL")
     assert row.code_links == [
         {"url": "https://github.com/untrix/im2latex", "title": "untrix/im2latex"}

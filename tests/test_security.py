@@ -15,7 +15,18 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from papers.models import CodeLink, Paper, Repository, Sample
+from papers.models import (
+    CodeLink,
+    Dataset,
+    Leaderboard,
+    LeaderboardRow,
+    Method,
+    Paper,
+    Repository,
+    Sample,
+    Task,
+    refresh_browse_counts,
+)
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,6 +219,22 @@ def hostile(make_paper):
     Paper.objects.filter(pk=paper.pk).refresh_counts()
     good = Repository.objects.create(url='https://github.com/good/repo"onmouseover="x')
     CodeLink.objects.create(paper=paper, repository=good)
+    # Descriptions are Markdown with raw HTML allowed through a sanitizer: try it.
+    markdown = (
+        f"**{SCRIPT}** {BREAKOUT} [x]({BAD_URLS[0]}) [y]({BAD_URLS[2]}) ![z]({BAD_URLS[3]}) "
+        f'<a href="{BAD_URLS[4]}">v</a> $\\text{{{SCRIPT}}}$ <iframe src="/x"></iframe>'
+    )
+    Task.objects.filter(slug="task-1").update(description=markdown, categories=[SCRIPT])
+    Method.objects.filter(slug="method-1").update(description=markdown, source_url=BAD_URLS[0])
+    Dataset.objects.filter(slug="dataset-1").update(description=markdown, variants=[SCRIPT])
+    Leaderboard.objects.filter(task__slug="task-1").update(description=markdown)
+    LeaderboardRow.objects.filter(row_key="row-1").update(
+        model_name=SCRIPT + BREAKOUT,
+        paper_url=BAD_URLS[0],
+        code_links=[{"title": SCRIPT, "url": url} for url in BAD_URLS],
+        metrics={"Top-1 Accuracy": SCRIPT},
+    )
+    refresh_browse_counts()
     return paper
 
 
@@ -248,6 +275,14 @@ class _Audit(HTMLParser):
         "/author/author-scriptalertxscript",
         "/samples",
         '/repo/github.com/good/repo"onmouseover="x',
+        "/task/task-1",
+        "/method/method-1",
+        "/dataset/dataset-1",
+        "/sota/task-1-on-dataset-1",
+        "/sota",
+        "/tasks",
+        "/methods",
+        "/datasets",
     ],
 )
 def test_archive_text_is_escaped_and_only_http_urls_are_linked(client, hostile, url):

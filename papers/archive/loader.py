@@ -58,6 +58,7 @@ from papers.models import (
     Repository,
     Sample,
     Task,
+    refresh_browse_counts,
     uncertain_date,
 )
 from papers.search import index as search_index
@@ -910,11 +911,16 @@ class Loader:
 
     def finish(self) -> None:
         """Resolve references that files imported in another order left open, hide
-        junk, and refresh the denormalised counts."""
+        junk, and refresh the denormalised counts (the papers' first: the browse counts
+        read them)."""
         resolve_references()
         for model in (Method, Dataset):
             self.stats.add(model.__name__, "hidden", hide_junk(model))
         refresh_counts(self.touched_papers)
+        if any(
+            self.stats.total(outcome) for outcome in ("created", "updated", "deleted", "hidden")
+        ):
+            refresh_browse_counts()
 
 
 COUNTS_SPAN = 5000  # papers whose counts one round of refresh_counts() reads

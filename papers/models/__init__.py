@@ -30,6 +30,7 @@ from papers.models.taxonomy import (
     PaperTask,
     Task,
     TaskEdge,
+    refresh_browse_counts,
 )
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "infer_lower_is_better",
     "parse_metric_value",
     "ranked_rows",
+    "refresh_browse_counts",
     "report_by_repo_kind",
     "report_summary",
     "stated_lower_is_better",

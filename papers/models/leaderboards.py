@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django.db import models
+from django.urls import reverse
 
 from papers.models.base import Record
 
@@ -119,6 +120,11 @@ class Leaderboard(Record):
 
     def __str__(self) -> str:
         return f"{self.task} on {self.dataset}"
+
+    def get_absolute_url(self) -> str:
+        """/sota/<task>-on-<dataset>, the old site's URL shape (task and dataset must be
+        loaded with it)."""
+        return reverse("leaderboard", kwargs={"slug": f"{self.task.slug}-on-{self.dataset.slug}"})
 
     def natural_key(self):
         return (self.task.slug, self.dataset.slug)

@@ -1,11 +1,85 @@
 """Tasks, methods (with their collections) and datasets, and how papers use them."""
 
 from django.db import models
-from django.db.models.functions import Upper
+from django.db.models.functions import ExtractYear, Upper
 from django.urls import reverse
 from django.utils.text import slugify
 
 from papers.models.base import Record, SlugManager
+
+
+class CuratedQuerySet(models.QuerySet):
+    """Tasks, methods or datasets, with the denormalised counts the browse pages sort and
+    show (`paper_count`, `benchmark_count`, a task's `code_paper_count`, a method's
+    `papers_by_year`)."""
+
+    def listed(self):
+        return self.filter(hidden=False)
+
+    def refresh_counts(self) -> int:
+        """Recompute the counts of these records from the paper links and leaderboards,
+        writing only the rows whose counts changed; how many changed. A few grouped
+        queries over the link table, whatever the number of records: an import calls it
+        once at its end (`refresh_browse_counts()`)."""
+        model = self.model
+        link = model._meta.get_field("paper_links").related_model
+        key = f"{model._meta.model_name}_id"
+        links = link.objects.filter(paper__hidden=False).order_by()
+        ids = None
+        if self.query.has_filters():
+            ids = list(self.values_list("id", flat=True))
+            links = links.filter(**{f"{key}__in": ids})
+        papers = dict(links.values_list(key).annotate(n=models.Count("paper_id")))
+        fields = ["paper_count"]
+        boards: dict[int, int] = {}
+        years: dict[int, dict[str, int]] = {}
+        code: dict[int, int] = {}
+        if hasattr(model, "code_paper_count"):
+            fields.append("code_paper_count")
+            with_code = links.filter(paper__code_link_count__gt=0)
+            code = dict(with_code.values_list(key).annotate(n=models.Count("paper_id")))
+        if hasattr(model, "benchmark_count"):
+            fields.append("benchmark_count")
+            from papers.models.leaderboards import Leaderboard
+
+            found = Leaderboard.objects.order_by()
+            if ids is not None:
+                found = found.filter(**{f"{key}__in": ids})
+            boards = dict(found.values_list(key).annotate(n=models.Count("id")))
+        if hasattr(model, "papers_by_year"):
+            fields.append("papers_by_year")
+            rows = (
+                links.filter(paper__published__isnull=False, paper__date_uncertain=False)
+                .annotate(year=ExtractYear("paper__published"))
+                .values_list(key, "year")
+                .annotate(n=models.Count("paper_id"))
+            )
+            for pk, year, n in rows:
+                years.setdefault(pk, {})[str(year)] = n
+        changed = []
+        for record in self.order_by().only("id", *fields):
+            fresh = {
+                "paper_count": papers.get(record.id, 0),
+                "benchmark_count": boards.get(record.id, 0),
+                "code_paper_count": code.get(record.id, 0),
+                "papers_by_year": dict(sorted(years.get(record.id, {}).items())),
+            }
+            if any(getattr(record, f) != fresh[f] for f in fields):
+                for f in fields:
+                    setattr(record, f, fresh[f])
+                changed.append(record)
+        model.objects.bulk_update(changed, fields, batch_size=500)
+        return len(changed)
+
+
+class CuratedManager(SlugManager.from_queryset(CuratedQuerySet)):
+    pass
+
+
+def refresh_browse_counts() -> int:
+    """Every task's, method's and dataset's counts (see CuratedQuerySet.refresh_counts):
+    what an import must call once its links and leaderboards are written."""
+    return sum(model.objects.refresh_counts() for model in (Task, Method, Dataset))
 
 
 class Curated(Record):
@@ -19,8 +93,12 @@ class Curated(Record):
         help_text="Flagged as junk (e.g. a placeholder record): kept, but left out of lists. "
         "Untick to show it again.",
     )
+    # Denormalised for the browse pages; CuratedQuerySet.refresh_counts() keeps it true.
+    paper_count = models.IntegerField(
+        default=0, editable=False, help_text="Visible papers linked to it."
+    )
 
-    objects = SlugManager()
+    objects = CuratedManager()
 
     class Meta:
         abstract = True
@@ -65,6 +143,12 @@ class Task(Curated):
         symmetrical=False,
         related_name="subtasks",
         blank=True,
+    )
+    benchmark_count = models.IntegerField(
+        default=0, editable=False, help_text="Its leaderboards (one per dataset)."
+    )
+    code_paper_count = models.IntegerField(
+        default=0, editable=False, help_text="Visible papers linked to it that have code."
     )
 
     class Meta(Curated.Meta):
@@ -159,6 +243,12 @@ class Method(Curated):
     collections = models.ManyToManyField(
         Collection, through="MethodCollection", related_name="methods", blank=True
     )
+    papers_by_year = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="Year → visible papers using it (dated with certainty), for its chart.",
+    )
 
     class Meta(Curated.Meta):
         constraints = [models.UniqueConstraint(fields=["slug"], name="method_slug_unique")]
@@ -246,6 +336,9 @@ class Dataset(Curated):
         editable=False,
         help_text="Described by a datasets file; unset for a name only leaderboards or "
         "records mention, which the first dataset record of that name fills in.",
+    )
+    benchmark_count = models.IntegerField(
+        default=0, editable=False, help_text="Its leaderboards (one per task)."
     )
 
     class Meta(Curated.Meta):

@@ -117,3 +117,56 @@ def field_value(form, name: str) -> str:
     variable: {{ form|field_value:field }}."""
     value = form[name].value()
     return "" if value is None else value
+
+
+@register.filter
+def metric_value(value) -> str:
+    """A metric value as the source gives it (62687, not 62687.0)."""
+    from papers.catalogue import metric_text
+
+    return metric_text(value)
+
+
+@register.filter
+def ordinal(n) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st…"""
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        return ""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
+
+
+@register.filter
+def split(value: str, sep: str = ",") -> list[str]:
+    return str(value).split(sep)
+
+
+@register.filter
+def abstract_html(text: str):
+    """An abstract as paragraphs, its LaTeX as MathML (papers.markup.render_abstract)."""
+    from django.utils.safestring import mark_safe
+
+    from papers.markup import render_abstract
+
+    return mark_safe(render_abstract(text).html)  # sanitised by nh3 in render_abstract
+
+
+@register.filter
+def share_bar(counts):
+    """{status: n} as a stacked bar (papers.charts.share_bar), or None when empty."""
+    from papers.charts import share_bar as bar
+
+    return bar(dict(counts or {}))
+
+
+@register.filter
+def plain_description(text: str) -> str:
+    """A Markdown description as plain text (meta descriptions): rendered, then its tags
+    stripped and its whitespace collapsed."""
+    from django.utils.html import strip_tags
+
+    from papers.markup import render_description
+
+    return " ".join(strip_tags(render_description(text).html).split())

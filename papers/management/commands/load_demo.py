@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from papers import synthetic
 from papers.archive.importer import import_files
+from papers.models import refresh_browse_counts
 
 
 class Command(BaseCommand):
@@ -43,6 +44,8 @@ class Command(BaseCommand):
                 files.append(path)
             result = import_files(files, report=lambda line: self.stderr.write(line))
         call_command("loaddata", "seed", verbosity=0)
+        # The browse pages' counts, over the records the import and the fixture wrote.
+        refresh_browse_counts()
         created = result.stats.total("created")
         updated = result.stats.total("updated")
         if opts["verbosity"]:

@@ -1,0 +1,225 @@
+"""The browse pages: /sota and its areas, the task, dataset and method indexes and pages,
+and leaderboards at /sota/<task>-on-<dataset>. Thin views: queries in papers.catalogue,
+rendering of descriptions in papers.markup, charts in papers.charts and the templates."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from papers import catalogue, charts, markup
+from papers.forms import BoardForm, CatalogueForm, describe_errors
+from papers.models import (
+    Collection,
+    Dataset,
+    Method,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Task,
+)
+from papers.views import HtmxHttpRequest, _wants_fragment, bad_request, paper_list
+
+
+def _valid(form_class, request: HttpRequest):
+    form = form_class(request.GET)
+    if not form.is_valid():
+        return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
+    return form.cleaned_data, None
+
+
+# --- /sota and areas ---------------------------------------------------------------------------
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def sota(request: HtmxHttpRequest) -> HttpResponse:
+    data, error = _valid(CatalogueForm, request)
+    if error:
+        return error
+    q = data["q"]
+    context = {"areas": catalogue.areas(q), "q": q, "preview": not q}
+    template = "papers/sota.html#areas" if _wants_fragment(request) else "papers/sota.html"
+    return render(request, template, context)
+
+
+@require_GET
+def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    area = catalogue.area(slug)
+    if area is None:
+        raise Http404("No such area")
+    return render(request, "papers/area.html", {"area": area})
+
+
+# --- index pages -------------------------------------------------------------------------------
+
+
+def _index(request: HttpRequest, model, **extra) -> HttpResponse:
+    data, error = _valid(CatalogueForm, request)
+    if error:
+        return error
+    filters = {}
+    collection = None
+    if model is Method and data["collection"]:
+        collection = Collection.objects.filter(slug=data["collection"]).first()
+        if collection is None:
+            raise Http404("No such collection")
+        filters["collections"] = collection
+    sort = data["sort"] or "name"
+    if model is Method and sort == "benchmarks":
+        sort = "name"
+    page = catalogue.catalogue_page(
+        model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, **filters
+    )
+    context = {
+        "page": page,
+        "q": data["q"],
+        "sort": sort,
+        "collection": collection,
+        "sorts": [("name", "Name"), ("papers", "Papers")]
+        + ([("benchmarks", "Benchmarks")] if model is not Method else []),
+        **extra,
+    }
+    return render(request, "papers/catalogue_index.html", context)
+
+
+@require_GET
+def task_index(request: HttpRequest) -> HttpResponse:
+    return _index(
+        request,
+        Task,
+        heading="Tasks",
+        blurb="Every task in the archive, with its papers and benchmarks (leaderboards).",
+        has_benchmarks=True,
+    )
+
+
+@require_GET
+def dataset_index(request: HttpRequest) -> HttpResponse:
+    return _index(
+        request,
+        Dataset,
+        heading="Datasets",
+        blurb="Every dataset in the archive, with the papers using it and its benchmarks.",
+        has_benchmarks=True,
+    )
+
+
+@require_GET
+def method_index(request: HttpRequest) -> HttpResponse:
+    return _index(
+        request,
+        Method,
+        heading="Methods",
+        blurb="Every method in the archive (architectures, layers, losses, optimisers…), "
+        "with the papers using it; by collection below.",
+        has_benchmarks=False,
+        groups=catalogue.collection_groups(),
+    )
+
+
+# --- task, dataset and method pages ------------------------------------------------------------
+
+
+@require_GET
+def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
+    links = PaperTask.objects.filter(task=task)
+    papers = catalogue.linked_papers(links, task.code_paper_count).with_code()
+    search = {"task": task.slug, "has_code": 1}
+    context, error = paper_list(request, papers, search, task.code_paper_count)
+    if error:
+        return error
+    return render(
+        request,
+        "papers/task.html",
+        {
+            "task": task,
+            "tree": catalogue.subtask_tree(task),
+            "benchmarks": catalogue.benchmarks(task.leaderboards.all()),
+            **markup.render_all(description=task.description),
+            **context,
+        },
+    )
+
+
+@require_GET
+def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    dataset = get_object_or_404(
+        Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
+    )
+    links = PaperDataset.objects.filter(dataset=dataset)
+    papers = catalogue.linked_papers(links, dataset.paper_count)
+    context, error = paper_list(request, papers, {"dataset": dataset.slug}, dataset.paper_count)
+    if error:
+        return error
+    return render(
+        request,
+        "papers/dataset.html",
+        {
+            "dataset": dataset,
+            "benchmarks": catalogue.benchmarks(dataset.leaderboards.all()),
+            **markup.render_all(description=dataset.description),
+            **context,
+        },
+    )
+
+
+@require_GET
+def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    method = get_object_or_404(
+        Method.objects.select_related("introduced_by").prefetch_related("collections"),
+        slug=slug,
+    )
+    links = PaperMethod.objects.filter(method=method)
+    papers = catalogue.linked_papers(links, method.paper_count)
+    context, error = paper_list(request, papers, {"method": method.slug}, method.paper_count)
+    if error:
+        return error
+
+    def year_search(year: int) -> str:
+        query = urlencode({"method": method.slug, "year_from": year, "year_to": year})
+        return f"{reverse('search')}?{query}"
+
+    return render(
+        request,
+        "papers/method.html",
+        {
+            "method": method,
+            "usage": charts.usage_chart(method.papers_by_year, year_search),
+            **markup.render_all(description=method.description),
+            **context,
+        },
+    )
+
+
+# --- leaderboards ------------------------------------------------------------------------------
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    board, canonical = catalogue.find_board(slug)
+    if board is None:
+        raise Http404("No such leaderboard")
+    if not canonical:
+        target = board.get_absolute_url()
+        if request.GET:
+            target += "?" + request.GET.urlencode()
+        return redirect(target, permanent=True)
+    data, error = _valid(BoardForm, request)
+    if error:
+        return error
+    view = catalogue.board_view(board, data["metric"], data["page"] or 1)
+    if view is None:
+        return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
+    context = {"view": view, "board": board, **markup.render_all(description=board.description)}
+    template = (
+        "papers/leaderboard.html#board" if _wants_fragment(request) else "papers/leaderboard.html"
+    )
+    return render(request, template, context)

@@ -1,0 +1,624 @@
+"""Queries of the browse pages: areas and their tasks, the index pages of tasks, datasets
+and methods, benchmark tables, leaderboards by their /sota/<task>-on-<dataset> slug,
+ranks, subtask trees and paged paper lists. Each answers in a fixed number of queries,
+whatever the data; views format nothing here and query nothing themselves.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
+from django.utils.text import slugify
+
+from codewithpapers.cache import by_version
+from papers import charts
+from papers.api.shapes import metric_ids, split_evaluation_id
+from papers.models import (
+    NEWEST_FIRST,
+    Collection,
+    Leaderboard,
+    LeaderboardMetric,
+    LeaderboardRow,
+    Paper,
+    PaperAuthor,
+    Task,
+    TaskEdge,
+)
+
+BOARD_SEPARATOR = "-on-"
+OTHER_AREA = "Other"  # tasks the archive files under no area
+AREA_PREVIEW = 12  # tasks an area shows on /sota before "all N tasks"
+FILTER_LIMIT = 300  # tasks /sota lists for a filter, at most
+
+
+def board_slug(task_slug: str, dataset_slug: str) -> str:
+    return f"{task_slug}{BOARD_SEPARATOR}{dataset_slug}"
+
+
+# --- areas -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Area:
+    name: str
+    slug: str
+    tasks: list = field(default_factory=list)  # task rows, most benchmarked first
+
+    @property
+    def task_count(self) -> int:
+        return len(self.tasks)
+
+    @functools.cached_property
+    def benchmark_count(self) -> int:
+        return sum(t.benchmark_count for t in self.tasks)
+
+    @property
+    def preview(self) -> list:
+        return self.tasks[:AREA_PREVIEW]
+
+
+_TASK_ROW = ("id", "slug", "name", "categories", "paper_count", "benchmark_count")
+
+
+def areas(q: str = "") -> list[Area]:
+    """Every area (the tasks' categories; "Other" for none) with its visible tasks, most
+    benchmarked first, then most papers; only tasks whose name holds `q` when given. Names
+    that slug alike ("NLP", "nlp") are one area. One query, read as tuples (thousands of
+    tasks: model instances would cost more than the query)."""
+    tasks = Task.objects.listed().order_by("-benchmark_count", "-paper_count", "name", "id")
+    if q:
+        tasks = tasks.filter(name__icontains=q)[:FILTER_LIMIT]
+    found: dict[str, Area] = {}
+    other = {slugify(OTHER_AREA): OTHER_AREA}
+    slugs: dict[str, str] = {}  # a few dozen names over thousands of tasks: slugify each once
+    for values in tasks.values_list(*_TASK_ROW):
+        task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
+        names = [c for c in task.categories or [] if isinstance(c, str)]
+        for name in names:
+            if name not in slugs:
+                slugs[name] = slugify(name)
+        # Each area once, however many of the task's names slug alike.
+        placed = {slugs[name]: name for name in reversed(names) if slugs[name]}
+        for slug, name in (placed or other).items():
+            found.setdefault(slug, Area(name, slug)).tasks.append(task)
+    return sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
+
+
+def area(slug: str) -> Area | None:
+    """One area with all its tasks (one query), or None."""
+    for found in areas():
+        if found.slug == slug:
+            return found
+    return None
+
+
+# --- index pages -------------------------------------------------------------------------------
+
+SORTS = {
+    "name": ("name", "id"),
+    "papers": ("-paper_count", "name", "id"),
+    "benchmarks": ("-benchmark_count", "-paper_count", "name", "id"),
+}
+
+
+@dataclass
+class PageOf:
+    """One page of a longer list: its items, the total and where the page is."""
+
+    items: list
+    total: int
+    number: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.pages
+
+    @property
+    def start(self) -> int:
+        return (self.number - 1) * self.per_page + 1 if self.total else 0
+
+    @property
+    def end(self) -> int:
+        return min(self.total, self.number * self.per_page)
+
+    @property
+    def nearby(self) -> list[int | None]:
+        """Page numbers to link: the first, the last and two either side of this one,
+        None where numbers are skipped."""
+        wanted = {1, self.pages, *range(self.number - 2, self.number + 3)}
+        shown: list[int | None] = []
+        for n in sorted(p for p in wanted if 1 <= p <= self.pages):
+            if shown and shown[-1] is not None and n > shown[-1] + 1:
+                shown.append(None)
+            shown.append(n)
+        return shown
+
+
+def page_of(queryset: QuerySet, number: int, per_page: int, total: int | None = None) -> PageOf:
+    """A page of the queryset (two queries: its count unless given, and its rows). A page
+    past the end is the last page."""
+    total = queryset.count() if total is None else total
+    pages = max(1, -(-total // per_page))
+    number = min(max(1, number), pages)
+    offset = (number - 1) * per_page
+    items = list(queryset[offset : offset + per_page]) if total else []
+    return PageOf(items, total, number, per_page)
+
+
+def catalogue_page(model, q: str, sort: str, number: int, per_page: int, **filters) -> PageOf:
+    """/tasks, /datasets, /methods: visible records whose name (or full name) holds q."""
+    records = model.objects.listed().filter(**filters)
+    if q:
+        names = Q(name__icontains=q)
+        if hasattr(model, "full_name"):
+            names |= Q(full_name__icontains=q)
+        records = records.filter(names)
+    order = SORTS.get(sort, SORTS["name"])
+    if not hasattr(model, "benchmark_count"):
+        order = tuple(o for o in order if "benchmark" not in o)
+    return page_of(records.order_by(*order), number, per_page)
+
+
+@dataclass
+class CollectionGroup:
+    area: str
+    collections: list
+
+
+def collection_groups() -> list[CollectionGroup]:
+    """Method collections by area, each with its number of visible methods: one query."""
+    rows = Collection.objects.annotate(
+        method_count=Count("methods", filter=Q(methods__hidden=False))
+    ).order_by("area", "name", "id")
+    groups: dict[str, CollectionGroup] = {}
+    for collection in rows:
+        if collection.method_count:
+            name = collection.area or OTHER_AREA
+            groups.setdefault(name, CollectionGroup(name, [])).collections.append(collection)
+    return sorted(groups.values(), key=lambda g: (g.area == OTHER_AREA, g.area.casefold()))
+
+
+# --- benchmarks: one row per leaderboard, its best result ----------------------------------
+
+
+def _metric_value(name: str):
+    """An expression for a row's parsed number of the metric `name`, read in SQL, and
+    whether what it gives is the whole JSON to decode instead: SQLite's JSON paths cannot
+    name a key holding a quote or a backslash, so such a metric is read the slow way."""
+    if '"' in name or "\\" in name:
+        return Cast("metric_values", TextField()), True
+    return KeyTextTransform(name, "metric_values"), False
+
+
+def _read_number(value, name: str, whole: bool) -> float | None:
+    if whole:
+        value = json.loads(value).get(name) if value else None
+    return _number(value)
+
+
+def _first_metric_entries(
+    board_ids: list[int], metrics: dict[int, list[LeaderboardMetric]]
+) -> dict[int, list[tuple[int, int, float | None]]]:
+    """(id, position, number by the board's first metric) of every row of these boards,
+    in one query: each board's number is extracted in SQL (a CASE over the boards), since
+    decoding every row's JSON would cost more than the query on boards of thousands."""
+    firsts = {board_id: found[0].name for board_id, found in metrics.items() if found}
+    reads = {board_id: _metric_value(name) for board_id, name in firsts.items()}
+    entries: dict[int, list[tuple[int, int, float | None]]] = defaultdict(list)
+    if not board_ids:
+        return entries
+    value = (
+        Case(
+            *(
+                When(leaderboard_id=board_id, then=expression)
+                for board_id, (expression, _) in reads.items()
+            ),
+            default=Value(None),
+            output_field=TextField(),
+        )
+        if firsts
+        else Value(None, output_field=TextField())
+    )
+    found = (
+        LeaderboardRow.objects.filter(leaderboard_id__in=board_ids)
+        .order_by()
+        .annotate(value=value)
+        .values_list("leaderboard_id", "id", "position", "value")
+    )
+    for board_id, pk, position, number in found:
+        if board_id in reads:
+            number = _read_number(number, firsts[board_id], reads[board_id][1])
+        entries[board_id].append((pk, position, number))
+    return entries
+
+
+def _metrics_of(board_ids: list[int]) -> dict[int, list[LeaderboardMetric]]:
+    metrics: dict[int, list[LeaderboardMetric]] = defaultdict(list)
+    for metric in LeaderboardMetric.objects.filter(leaderboard_id__in=board_ids).order_by(
+        "leaderboard_id", "position", "id"
+    ):
+        metrics[metric.leaderboard_id].append(metric)
+    return metrics
+
+
+@dataclass
+class Benchmark:
+    board: Leaderboard
+    metric: LeaderboardMetric | None
+    best: LeaderboardRow | None
+    results: int  # rows on the board
+
+    @property
+    def best_value(self) -> Any:
+        if self.best is None or self.metric is None:
+            return None
+        return self.best.metrics.get(self.metric.name)
+
+
+def benchmarks(boards: QuerySet[Leaderboard]) -> list[Benchmark]:
+    """The boards in (task, position, id) order, each with its best row by its first
+    metric, in four queries whatever the number of boards and rows."""
+    boards = list(boards.select_related("task", "dataset").order_by("task_id", "position", "id"))
+    ids = [b.id for b in boards]
+    metrics = _metrics_of(ids)
+    entries = _first_metric_entries(ids, metrics)
+    best_ids = {}
+    for board in boards:
+        if not metrics[board.id]:
+            continue
+        ranked = rank_entries(entries[board.id], metrics[board.id][0].is_lower_better)
+        if ranked and ranked[0][1] is not None:
+            best_ids[board.id] = ranked[0][0]
+    best = LeaderboardRow.objects.filter(id__in=best_ids.values()).select_related("paper")
+    best_rows = best.only(
+        "id", "leaderboard_id", "model_name", "metrics", "paper_title", "paper_url",
+        "code_links", "uses_additional_data", "paper__slug", "paper__title", "paper__hidden",
+    )  # fmt: skip
+    by_id = {row.id: row for row in best_rows}
+    return [
+        Benchmark(
+            board=board,
+            metric=(metrics[board.id] or [None])[0],
+            best=by_id.get(best_ids.get(board.id)),
+            results=len(entries[board.id]),
+        )
+        for board in boards
+    ]
+
+
+# --- one leaderboard ---------------------------------------------------------------------------
+
+
+def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
+    """The board a /sota/<task>-on-<dataset> slug names, and whether the slug is its
+    canonical one (False: redirect). Task and dataset slugs may hold "-on-" themselves, so
+    every split is tried, in one query; then, case-insensitively, in one more. The API's
+    "<task>--<dataset>" id is an alias too."""
+    splits = []
+    start = 0
+    while (at := slug.find(BOARD_SEPARATOR, start)) != -1:
+        task, dataset = slug[:at], slug[at + len(BOARD_SEPARATOR) :]
+        if task and dataset:
+            splits.append((task, dataset))
+        start = at + 1
+    if (api_id := split_evaluation_id(slug)) is not None:
+        splits.append(api_id)  # the API's id for the board, "<task>--<dataset>"
+    if not splits or len(splits) > 20:
+        return None, False
+    boards = Leaderboard.objects.select_related(
+        "task", "dataset", "parent__task", "parent__dataset"
+    ).order_by("id")
+    exact = Q()
+    for task, dataset in splits:
+        exact |= Q(task__slug=task, dataset__slug=dataset)
+    found = list(boards.filter(exact)[:1])
+    if not found:
+        loose = Q()
+        for task, dataset in splits:
+            loose |= Q(task__slug__iexact=task, dataset__slug__iexact=dataset)
+            loose |= Q(task__slug=slugify(task), dataset__slug=slugify(dataset))
+        found = list(boards.filter(loose)[:1])
+    if not found:
+        return None, False
+    board = found[0]
+    return board, slug == board_slug(board.task.slug, board.dataset.slug)
+
+
+BOARD_PAGE = 100  # rows of a leaderboard's table a page
+
+
+@dataclass
+class BoardView:
+    board: Leaderboard
+    metrics: list[LeaderboardMetric]
+    metric_ids: list[str]
+    metric: LeaderboardMetric | None  # the one ranking the rows
+    metric_id: str
+    page: PageOf  # the rows of this page of the table, ranked
+    chart: charts.ProgressChart | None
+
+    @property
+    def choices(self) -> list[tuple[str, LeaderboardMetric]]:
+        return list(zip(self.metric_ids, self.metrics, strict=True))
+
+    @property
+    def rows(self) -> list[LeaderboardRow]:
+        return self.page.items
+
+
+_ROW_DETAIL = (
+    "id", "leaderboard_id", "position", "model_name", "paper_id", "paper_title",
+    "paper_url", "paper_date", "metrics", "uses_additional_data", "code_links",
+    "paper__slug", "paper__title", "paper__published", "paper__hidden",
+)  # fmt: skip
+
+
+def _number(value) -> float | None:
+    """A parsed metric value as the database hands it back from JSON: a number, its text,
+    or null (None, or "null" as SQLite's text of a JSON null)."""
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def rank_entries(
+    entries: list[tuple[int, int, float | None]], lower_is_better: bool
+) -> list[tuple[int, int | None]]:
+    """(id, rank) of (id, position, value) entries, best first: `ranked_rows`' order and
+    ranks (equal values share a rank; rows without a value last, unranked, in archive
+    order), on plain tuples for boards of thousands of rows."""
+    sign = 1 if lower_is_better else -1
+    scored = sorted(
+        (sign * value, position, pk) for pk, position, value in entries if value is not None
+    )
+    out: list[tuple[int, int | None]] = []
+    previous, rank = None, 0
+    for index, (signed, _, pk) in enumerate(scored, 1):
+        if signed != previous:
+            rank, previous = index, signed
+        out.append((pk, rank))
+    unscored = sorted((position, pk) for pk, position, value in entries if value is None)
+    out.extend((pk, None) for _, pk in unscored)
+    return out
+
+
+def _ranking(
+    board: Leaderboard, metric: LeaderboardMetric
+) -> tuple[list[tuple[int, int | None]], charts.ProgressChart | None]:
+    """Every row's (id, rank) by `metric`, best first, and the progress chart of them
+    without labels or links: two queries reading ids, one number and dates only, since a
+    board may hold thousands of rows (their JSON decoded, or their papers joined, would
+    cost more than the rest of the page)."""
+    expression, whole = _metric_value(metric.name)
+    rows = list(
+        board.rows.order_by()
+        .annotate(value=expression)
+        .values_list("id", "position", "value", "paper_date", "paper_id")
+    )
+    # A row without a date of its own takes its paper's publication date.
+    published = dict(
+        Paper.objects.filter(id__in=board.rows.filter(paper_date="").values("paper_id"))
+        .order_by()
+        .values_list("id", "published")
+    )
+    entries, dated = [], []
+    for pk, position, value, given, paper_id in rows:
+        value = _read_number(value, metric.name, whole)
+        entries.append((pk, position, value))
+        if value is not None:
+            dated.append((charts.parse_date(given) or published.get(paper_id), value, pk))
+    chart = charts.progress_chart_of(dated, metric.name, metric.is_lower_better)
+    return rank_entries(entries, metric.is_lower_better), chart
+
+
+def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> BoardView | None:
+    """One page of the board's rows ranked by the chosen metric (the first by default),
+    and the progress chart of all of them; None when `metric_id` names no metric of the
+    board. Four queries whatever the board's size: its metrics, every row's rank and the
+    chart (`_ranking`, kept per content version: the same for every reader until an
+    import or an admin edit), then the details of the rows shown and the records."""
+    metrics = list(board.metrics.order_by("position", "id"))
+    ids = metric_ids(metrics)
+    if metric_id and metric_id not in ids:
+        return None
+    chosen = metrics[ids.index(metric_id) if metric_id else 0] if metrics else None
+    chosen_id = ids[metrics.index(chosen)] if chosen else ""
+    if chosen is None:  # no metric: the rows in the archive's order, unranked
+        ranking = [
+            (pk, None) for pk in board.rows.order_by("position", "id").values_list("id", flat=True)
+        ]
+        chart = None
+    else:
+        ranking, chart = by_version(
+            f"board.{board.id}.{chosen_id}", functools.partial(_ranking, board, chosen)
+        )
+    pages = max(1, -(-len(ranking) // BOARD_PAGE))
+    number = min(max(1, number), pages)
+    shown = ranking[(number - 1) * BOARD_PAGE : number * BOARD_PAGE]
+    wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
+    details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
+    found = {row.id: row for row in details}
+    if chart is not None:
+        chart.attach(
+            {
+                pk: (
+                    row.model_name or row.paper_title,
+                    metric_text(row.metrics.get(chosen.name)),
+                    row.paper.get_absolute_url()
+                    if row.paper_id and not row.paper.hidden
+                    else None,
+                )
+                for pk, row in found.items()
+            }
+        )
+    rows = []
+    for pk, rank in shown:
+        row = found[pk]
+        row.rank = rank
+        rows.append(row)
+    return BoardView(
+        board=board,
+        metrics=metrics,
+        metric_ids=ids,
+        metric=chosen,
+        metric_id=chosen_id,
+        page=PageOf(rows, len(ranking), number, BOARD_PAGE),
+        chart=chart,
+    )
+
+
+def metric_text(value: Any) -> str:
+    """A metric value as the source gives it: text verbatim, numbers without a float's
+    ".0" (62687, not 62687.0)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+@dataclass
+class PaperResult:
+    """A paper's result row with its rank on its board, its metrics in the board's order."""
+
+    row: LeaderboardRow
+    rank: int | None
+    ranked: int  # rows on the board with a rank
+    metrics: list[tuple[str, Any]]
+
+
+def paper_results(rows: list[LeaderboardRow]) -> list[PaperResult]:
+    """A paper's result rows, each ranked on its board by the board's first metric as the
+    leaderboard page ranks it, its metrics in the board's column order (two queries)."""
+    board_ids = sorted({row.leaderboard_id for row in rows})
+    metrics = _metrics_of(board_ids) if board_ids else {}
+    entries = _first_metric_entries(board_ids, metrics)
+    ranks: dict[int, tuple[int, int]] = {}
+    wanted = {row.id for row in rows}
+    for board_id in board_ids:
+        if not metrics[board_id]:
+            continue
+        ranked = rank_entries(entries[board_id], metrics[board_id][0].is_lower_better)
+        total = sum(1 for _, rank in ranked if rank is not None)
+        for pk, rank in ranked:
+            if pk in wanted and rank is not None:
+                ranks[pk] = (rank, total)
+    out = []
+    for row in rows:
+        names = [m.name for m in metrics.get(row.leaderboard_id, [])]
+        names += [name for name in row.metrics if name not in names]
+        rank, total = ranks.get(row.id, (None, 0))
+        shown = [(name, row.metrics[name]) for name in names if name in row.metrics]
+        out.append(PaperResult(row, rank, total, shown))
+    return out
+
+
+# --- the subtask tree --------------------------------------------------------------------------
+
+
+@dataclass
+class TreeNode:
+    task: Task
+    children: list[TreeNode] = field(default_factory=list)
+
+
+def subtask_tree(task: Task, depth: int = 4) -> list[TreeNode]:
+    """The task's subtasks, theirs and so on to `depth` levels, in the archive's order
+    (a subtask under several parents appears under each; a cycle is cut). Two queries:
+    every edge, then the tasks of the tree."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for parent, child in TaskEdge.objects.order_by("parent_id", "position", "id").values_list(
+        "parent_id", "child_id"
+    ):
+        children[parent].append(child)
+
+    def walk(node: int, path: frozenset[int], level: int) -> list[tuple[int, list]]:
+        if level >= depth:
+            return []
+        return [
+            (child, walk(child, path | {child}, level + 1))
+            for child in children.get(node, [])
+            if child not in path
+        ]
+
+    shape = walk(task.id, frozenset({task.id}), 0)
+    ids: set[int] = set()
+
+    def collect(items):
+        for pk, sub in items:
+            ids.add(pk)
+            collect(sub)
+
+    collect(shape)
+    tasks = Task.objects.listed().in_bulk(ids) if ids else {}
+
+    def build(items) -> list[TreeNode]:
+        return [TreeNode(tasks[pk], build(sub)) for pk, sub in items if pk in tasks]
+
+    return build(shape)
+
+
+# --- paged paper lists -------------------------------------------------------------------------
+
+# A list of more papers than this is read newest first from the papers' date index,
+# probing the links for each paper, which stops after a page; a smaller one is read from
+# the links' index and sorted (probing would walk most of the archive to fill a page).
+DENSE = 2_000
+
+
+def linked_papers(links: QuerySet, total: int) -> QuerySet[Paper]:
+    """The papers that have one of these link rows (a task's PaperTask rows…), written for
+    the plan that reads a page of `total` of them fastest."""
+    if total > DENSE:
+        return Paper.objects.filter(Exists(links.filter(paper=OuterRef("pk"))))
+    return Paper.objects.filter(id__in=links.values("paper_id"))
+
+
+def paper_page(
+    papers: QuerySet[Paper], number: int, per_page: int, total: int | None = None
+) -> PageOf:
+    """A page of visible papers, newest first (undated last), with their authors: three
+    queries (count unless given, rows, authors)."""
+    ordered = (
+        papers.visible()
+        .order_by(*NEWEST_FIRST)
+        .prefetch_related(
+            Prefetch(
+                "authorships", PaperAuthor.objects.select_related("author").order_by("position")
+            )
+        )
+    )
+    return page_of(ordered, number, per_page, total)

@@ -1,0 +1,402 @@
+"""Charts as inline SVG, drawn on the server: geometry here, markup in templates/charts/.
+
+No JavaScript and no style attributes (the CSP allows neither): shapes carry classes and
+presentation attributes only, and every chart has a text alternative (a <title>/<desc>
+and a caption or table beside it) so a screen reader or a client without SVG gets the
+same facts. Coordinates are in a fixed viewBox; the SVG scales to its box's width.
+
+- `progress_chart()`: a leaderboard's results over time, each dated result a point
+  (paper date by metric value), the running best a step line (down when lower is better),
+  the record-setting results labelled with their model names.
+- `usage_chart()`: papers a year, as bars (a method's use over time).
+- `share_bar()`: parts of a whole as one stacked bar (samples by status).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# The viewBox of the line and bar charts, and their plot area inside it.
+WIDTH, HEIGHT = 640, 320
+LEFT, RIGHT, TOP, BOTTOM = 64, 20, 20, 40
+LABEL_CHARS = 22  # a record's label: the model name cut to this many characters
+LABEL_GAP = 110  # user units between the starts of two labels on one line
+# Up to this many results every point is its own linked shape; past it, the records are,
+# and the other points are drawn together as one path (a board of 9,000 rows would
+# otherwise weigh a megabyte), one dot per distinct position.
+LINK_EVERY_POINT = 200
+
+
+@dataclass(slots=True)
+class Result:
+    """One leaderboard result as a chart reads it. Only the points drawn one by one need
+    their label, value text and link: `ProgressChart.attach()` can add them later."""
+
+    date: dt.date | None
+    value: float | None
+    label: str = ""  # the model name
+    value_text: str = ""  # the value as the source gives it
+    href: str | None = None  # the paper page, when we have the paper
+    key: object = None  # the caller's id for it (a leaderboard row's id)
+
+
+@dataclass(slots=True)
+class Point:
+    x: float
+    y: float
+    result: Result
+    record: bool = False
+    label_x: float = 0.0
+    label_y: float = 0.0
+    label_anchor: str = "start"
+    label: str = ""  # empty: not labelled (records too close to a labelled one)
+
+
+@dataclass
+class Tick:
+    position: float
+    text: str
+
+
+@dataclass
+class ProgressChart:
+    metric: str
+    lower_is_better: bool
+    points: list[Point]
+    records: list[Point]
+    step_path: str
+    x_ticks: list[Tick]
+    y_ticks: list[Tick]
+    undated: int  # results with a value but no date: left out of the chart
+    count: int = 0  # dated results drawn
+    # Past LINK_EVERY_POINT results, the points that are not records: one path of
+    # zero-length strokes (round caps draw the dots), each distinct rounded position once.
+    dots_path: str = ""
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    top: int = TOP
+    bottom: int = HEIGHT - BOTTOM
+
+    @property
+    def link_every_point(self) -> bool:
+        return self.count <= LINK_EVERY_POINT
+
+    @property
+    def detailed(self) -> list[Result]:
+        """The results drawn one by one, which need a label, value text and link."""
+        return [p.result for p in self.points]
+
+    def attach(self, details: dict) -> None:
+        """Give the detailed results their (label, value text, href) by key, then label
+        the records."""
+        for result in self.detailed:
+            if result.key in details:
+                result.label, result.value_text, result.href = details[result.key]
+        _place_labels(self.records, self.left, self.right, self.top)
+
+    @property
+    def summary(self) -> str:
+        """What the chart shows, in a sentence (its <desc>)."""
+        first, last = self.records[0].result, self.records[-1].result
+        direction = "lower" if self.lower_is_better else "higher"
+        text = (
+            f"{self.count} dated results for {self.metric} ({direction} is better). "
+            f"The best went from {first.value_text} ({first.label}, {first.date:%b %Y}) "
+            f"to {last.value_text} ({last.label}, {last.date:%b %Y})"
+        )
+        return text + f" over {len(self.records)} records."
+
+
+def parse_date(text: str | None) -> dt.date | None:
+    """A leaderboard row's date as the archive gives it ("2019-05-28", sometimes with a
+    time, sometimes just "2019-05"); None when it cannot be read."""
+    if not text:
+        return None
+    try:  # the usual "2019-05-28", first and fast: a board may hold thousands of rows
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        pass
+    text = text.strip()
+    for candidate, pad in ((text[:10], ""), (text[:7], "-01"), (text[:4], "-01-01")):
+        try:
+            return dt.date.fromisoformat(candidate + pad)
+        except ValueError:
+            continue
+    return None
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About `count` round values covering low..high (1, 2 or 5 times a power of ten)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return []
+    if high == low:
+        return [low]
+    raw = (high - low) / max(1, count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = min((m * power for m in (1, 2, 2.5, 5, 10)), key=lambda s: abs(math.log(s / raw)))
+    start = math.ceil(low / step - 1e-9) * step
+    ticks, value = [], start
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 12))
+        value += step
+    return ticks
+
+
+def format_tick(value: float) -> str:
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 1e6 or magnitude < 1e-3:
+        return f"{value:.3g}"
+    if value == int(value):
+        return f"{int(value):,}"
+    return f"{value:.6g}"
+
+
+def _cut(text: str, limit: int = LABEL_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def progress_chart(
+    results: Iterable[Result], metric: str, lower_is_better: bool
+) -> ProgressChart | None:
+    """The progress chart of these results, or None without a dated value."""
+    entries = ((r.date, r.value, r) for r in results)
+    return progress_chart_of(entries, metric, lower_is_better, keys_are_results=True)
+
+
+def progress_chart_of(
+    entries: Iterable[tuple[dt.date | None, float | None, object]],
+    metric: str,
+    lower_is_better: bool,
+    keys_are_results: bool = False,
+) -> ProgressChart | None:
+    """The progress chart of (date, value, key) entries, or None without a dated value.
+    Built in one pass over plain numbers (a board may hold thousands of results): only
+    the points drawn one by one become Results (with the key, for `attach()`)."""
+    dated, undated = [], 0
+    for date, value, key in entries:
+        if value is None:
+            continue
+        if date is None:
+            undated += 1
+        else:
+            dated.append((date.toordinal(), value if lower_is_better else -value, value, key))
+    if not dated:
+        return None
+    dated.sort(key=lambda entry: entry[:2])  # by date, the best of a day first
+
+    first_day, last_day = dated[0][0], dated[-1][0]
+    span = max(last_day - first_day, 60)
+    x_low, x_high = first_day - span * 0.03, first_day + span * 1.03
+    values = [value for _, _, value, _ in dated]
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
+    y_low, y_high = low - pad, high + pad
+
+    plot_left, plot_right = LEFT, WIDTH - RIGHT
+    plot_top, plot_bottom = TOP, HEIGHT - BOTTOM
+    x_scale = (plot_right - plot_left) / (x_high - x_low)
+    y_scale = (plot_bottom - plot_top) / (y_high - y_low)
+
+    def x_of(day: float) -> float:
+        return round(plot_left + (day - x_low) * x_scale, 1)
+
+    def y_of(value: float) -> float:
+        return round(plot_bottom - (value - y_low) * y_scale, 1)
+
+    each = len(dated) <= LINK_EVERY_POINT
+    points, records, dots = [], [], set()
+    best = None  # the best so far, signed so that smaller is better
+    for day, signed, value, key in dated:
+        record = best is None or signed < best
+        if record:
+            best = signed
+        if record or each:
+            result = key if keys_are_results else Result(dt.date.fromordinal(day), value, key=key)
+            point = Point(x_of(day), y_of(value), result, record)
+            points.append(point)
+            if record:
+                records.append(point)
+        else:  # whole user units, rounded: one dot per distinct position
+            dots.add(
+                (
+                    int(plot_left + (day - x_low) * x_scale + 0.5),
+                    int(plot_bottom - (value - y_low) * y_scale + 0.5),
+                )
+            )
+
+    # The running best: flat until the next record, then a step to it; on to the last date.
+    path = [f"M{records[0].x},{records[0].y}"]
+    for point in records[1:]:
+        path.append(f"H{point.x}V{point.y}")
+    path.append(f"H{x_of(last_day)}")
+
+    _place_labels(records, plot_left, plot_right, plot_top)
+
+    first_year = dt.date.fromordinal(first_day).year
+    last_year = dt.date.fromordinal(last_day).year
+    x_ticks = [
+        Tick(x_of(dt.date(year, 1, 1).toordinal()), str(year))
+        for year in range(first_year, last_year + 2)
+        if x_low <= dt.date(year, 1, 1).toordinal() <= x_high
+    ]
+    if len(x_ticks) > 8:  # every other year (or fewer) on long histories
+        step = math.ceil(len(x_ticks) / 8)
+        x_ticks = x_ticks[::step]
+    y_ticks = [
+        Tick(y_of(v), format_tick(v)) for v in nice_ticks(y_low, y_high) if y_low <= v <= y_high
+    ]
+    return ProgressChart(
+        metric=metric,
+        lower_is_better=lower_is_better,
+        points=points,
+        records=records,
+        step_path="".join(path),
+        x_ticks=x_ticks,
+        y_ticks=y_ticks,
+        undated=undated,
+        count=len(dated),
+        dots_path="".join(f"M{x} {y}h0" for x, y in sorted(dots)),
+    )
+
+
+def _place_labels(records: list[Point], left: float, right: float, top: float) -> None:
+    """Label records with their model names, newest first, skipping a record whose label
+    would run into one already placed; the current best is always labelled."""
+    placed: list[tuple[float, float]] = []
+    for point in reversed(records):
+        anchor = "end" if point.x > left + (right - left) * 0.6 else "start"
+        label_x = point.x - 6 if anchor == "end" else point.x + 6
+        label_y = max(top + 10, point.y - 8)
+        if any(abs(label_x - x) < LABEL_GAP and abs(label_y - y) < 14 for x, y in placed):
+            continue
+        point.label = _cut(point.result.label or point.result.value_text)
+        point.label_x, point.label_y, point.label_anchor = label_x, label_y, anchor
+        placed.append((label_x, label_y))
+
+
+# --- papers a year ----------------------------------------------------------------------------
+
+
+@dataclass
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    year: int
+    count: int
+    href: str | None = None
+
+
+@dataclass
+class UsageChart:
+    bars: list[Bar]
+    y_ticks: list[Tick]
+    x_ticks: list[Tick]
+    total: int
+    width: int = WIDTH
+    height: int = 240
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    top: int = TOP
+    bottom: int = 240 - BOTTOM
+
+    @property
+    def first_year(self) -> int:
+        return self.bars[0].year
+
+    @property
+    def last_year(self) -> int:
+        return self.bars[-1].year
+
+    @property
+    def peak(self) -> Bar:
+        return max(self.bars, key=lambda b: (b.count, b.year))
+
+
+def usage_chart(by_year: dict, href_for=None) -> UsageChart | None:
+    """Bars of papers a year from {year: count} (years as ints or strings), every year
+    from the first to the last shown, empty ones too; None without any paper."""
+    counts = {int(year): int(n) for year, n in by_year.items() if int(n) > 0}
+    if not counts:
+        return None
+    first, last = min(counts), max(counts)
+    years = list(range(first, last + 1))
+    height = 240
+    plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, height - BOTTOM
+    ticks = nice_ticks(0, max(counts.values()), 4)
+    top_value = max(ticks[-1], max(counts.values()))
+    slot = (plot_right - plot_left) / len(years)
+    bars = []
+    for index, year in enumerate(years):
+        n = counts.get(year, 0)
+        bar_height = round(n / top_value * (plot_bottom - plot_top), 1)
+        bars.append(
+            Bar(
+                x=round(plot_left + index * slot + slot * 0.15, 1),
+                y=round(plot_bottom - bar_height, 1),
+                width=round(slot * 0.7, 1),
+                height=bar_height,
+                year=year,
+                count=n,
+                href=href_for(year) if href_for and n else None,
+            )
+        )
+    step = max(1, math.ceil(len(years) / 10))
+    x_ticks = [Tick(round(b.x + b.width / 2, 1), str(b.year)) for b in bars[::step]]
+    y_ticks = [
+        Tick(round(plot_bottom - v / top_value * (plot_bottom - plot_top), 1), format_tick(v))
+        for v in ticks
+    ]
+    return UsageChart(bars=bars, y_ticks=y_ticks, x_ticks=x_ticks, total=sum(counts.values()))
+
+
+# --- shares of a whole ------------------------------------------------------------------------
+
+
+@dataclass
+class Segment:
+    key: str
+    count: int
+    share: float  # 0..1
+    x: float
+    width: float
+
+    @property
+    def percent(self) -> str:
+        percent = self.share * 100
+        if 0 < percent < 0.1:
+            return "<0.1%"
+        return f"{percent:.1f}%" if percent < 10 else f"{percent:.0f}%"
+
+
+@dataclass
+class ShareBar:
+    segments: list[Segment] = field(default_factory=list)
+    total: int = 0
+    width: int = 1000
+    height: int = 28
+
+
+def share_bar(counts: dict[str, int]) -> ShareBar | None:
+    """One bar split into each key's share of the total, in the order given (keys with
+    no count left out); None when the total is zero."""
+    items = [(key, n) for key, n in counts.items() if n > 0]
+    total = sum(n for _, n in items)
+    if not total:
+        return None
+    bar = ShareBar(total=total)
+    x = 0.0
+    for key, n in items:
+        width = n / total * bar.width
+        bar.segments.append(Segment(key, n, n / total, round(x, 2), round(width, 2)))
+        x += width
+    return bar

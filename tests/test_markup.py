@@ -1,0 +1,139 @@
+"""Descriptions and abstracts rendered: Markdown and LaTeX as safe HTML and MathML."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from papers.markup import Links, render_abstract, render_description
+from tests.conftest import realdata
+
+
+def html(text: str) -> str:
+    return render_description(text).html
+
+
+def test_markdown_renders_and_soft_breaks_are_spaces():
+    out = html("A **GAN** has\r\ntwo *nets*.\r\n\r\nSecond paragraph.")
+    assert (
+        out == "<p>A <strong>GAN</strong> has two <em>nets</em>.</p>\n<p>Second paragraph.</p>\n"
+    )
+
+
+def test_raw_html_keeps_only_the_safe_few():
+    out = html(
+        "10<sup>8</sup> H<sub>2</sub>O <script>alert(1)</script><img src=x onerror=alert(1)>"
+        '<a href="javascript:alert(1)" onclick="x()">x</a> <b style="color:red">b</b>'
+    )
+    assert "10<sup>8</sup>" in out and "H<sub>2</sub>O" in out
+    assert "<script" not in out and "alert(1)" not in out and "onerror" not in out
+    assert "javascript:" not in out and "onclick" not in out and "style=" not in out
+
+
+def test_text_that_only_looks_like_a_tag_is_kept_as_text():
+    assert "&lt;query concept, anchor concept&gt;" in html("pairs <query concept, anchor concept>")
+
+
+def test_math_becomes_mathml_with_markdown_escapes_undone():
+    out = html(r"Loss $\min\_{D} V\_{LS}(D)$ and $$\frac{1}{2}$$")
+    assert out.count("<math") == 2 and 'display="block"' in out
+    assert "<msub>" in out and r"\_" not in out and "$" not in out
+
+
+def test_math_that_cannot_convert_shows_its_source():
+    out = html(r"See $\unknowncommand{x}$ here.")
+    assert '<code class="math-source">\\unknowncommand{x}</code>' in out
+
+
+def test_math_cannot_smuggle_html():
+    out = html(r"$\text{<img src=x onerror=alert(1)>}$")
+    assert "<img" not in out and "onerror" not in out
+
+
+def test_headings_sit_below_the_page_headings_and_tables_scroll():
+    out = html("# Title\n\n## Part\n\n|a|b|\n|-|-|\n|1|2|")
+    assert "<h1" not in out and "<h2" not in out and "<h3>Title</h3>" in out
+    assert '<div class="table-scroll"><table>' in out
+
+
+def test_images_become_links_to_them():
+    out = html("![A diagram](https://example.org/d.png)")
+    assert out == '<p><a href="https://example.org/d.png" rel="nofollow">[A diagram]</a></p>\n'
+
+
+def test_papers_with_code_links_are_recorded_and_relative_ones_made_absolute():
+    rendered = render_description(
+        "[a](https://paperswithcode.com/method/adam) [b](/paper/foo) [c](method/vit) "
+        "[d](/sota/x) [e](https://example.org/)"
+    )
+    assert rendered.records == {("method", "adam"), ("paper", "foo"), ("method", "vit")}
+    assert 'href="https://paperswithcode.com/sota/x"' in rendered.html
+    assert 'href="https://example.org/"' in rendered.html
+
+
+@pytest.mark.django_db
+def test_links_point_to_our_pages_only_for_records_we_have(django_assert_num_queries):
+    from papers.models import Method, Paper
+
+    Method.objects.create(slug="adam", name="Adam")
+    Method.objects.create(slug="hidden", name="Hidden", hidden=True)
+    Paper.objects.create(slug="foo", title="Foo")
+    rendered = [
+        render_description("[a](https://paperswithcode.com/method/adam) [h](/method/hidden)"),
+        render_description("[p](/paper/foo) [q](/paper/missing) [t](/task/none)"),
+    ]
+    with django_assert_num_queries(3):  # one per kind named: method, paper, task
+        links = Links.resolve(rendered)
+    first, second = (links.localise(r) for r in rendered)
+    assert '<a href="/method/adam">a</a>' in first
+    assert 'href="https://paperswithcode.com/method/hidden"' in first
+    assert '<a href="/paper/foo">p</a>' in second
+    assert 'href="https://paperswithcode.com/paper/missing"' in second
+
+
+def test_abstract_hard_line_breaks_join_and_indented_lines_start_paragraphs():
+    text = (
+        "Discovering the underlying structure of a given graph is one of the\n"
+        "fundamental goals in graph mining.\n  The goal of this paper is to model\n"
+        "this with $K$ bands <b>x</b>."
+    )
+    out = render_abstract(text).html
+    assert out.startswith("<p>Discovering the underlying structure of a given graph is one of "
+                          "the fundamental goals in graph mining.</p><p>The goal")  # fmt: skip
+    assert "<math" in out and "&lt;b&gt;x&lt;/b&gt;" in out
+
+
+def test_real_method_descriptions_render_without_raw_markdown_or_unsafe_html():
+    with gzip.open(realdata("mariaayuso__topic-modeling-on-software/methods.json.gz")) as file:
+        methods = json.load(file)
+    with_math = fallbacks = raw_bold = 0
+    for method in methods:
+        text = method.get("description") or ""
+        out = html(text)
+        assert "<script" not in out and "onerror" not in out
+        raw_bold += "**" in out  # only where the source breaks CommonMark ("**FastMoE **")
+        if "$" in text:
+            with_math += "<math" in out
+            fallbacks += out.count("math-source")
+    assert with_math > 500  # of the 588 with a $
+    assert fallbacks < 10
+    assert raw_bold < len(methods) // 100
+
+
+def test_real_dataset_and_task_descriptions_render(tmp_path):
+    path = realdata("viswavi__datafinder/data/dataset_search_collection.jsonl")
+    rendered = 0
+    with path.open() as lines:
+        for line in lines:
+            record = json.loads(line)
+            out = html(record.get("contents") or "")
+            assert "<script" not in out and "\r" not in out
+            rendered += 1
+    assert rendered > 3000
+    tasks = json.loads(
+        realdata("paperswithcode__sota-extractor/data/tasks/nlpprogress.json").read_text()
+    )
+    out = html(tasks[0]["subtasks"][0]["datasets"][0]["description"])
+    assert '<div class="table-scroll"><table>' in out  # the partition table
