@@ -12,7 +12,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from codewithpapers.routers import PRIMARY, replica_aliases
 
@@ -35,7 +35,7 @@ def _probe(alias: str) -> None:
         connection.close()
 
 
-@require_GET
+@require_safe
 @never_cache
 def healthz(request: HttpRequest) -> HttpResponse:
     """200 when every database answers within HEALTHZ_TIMEOUT_MS, else 503."""
@@ -64,7 +64,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """Crawlers get the pages; search results and the API are for people and programs."""
     base = settings.SITE_URL or f"{request.scheme}://{request.get_host()}"

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import condition, require_GET
+from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -81,7 +81,7 @@ def _with_list_details(papers):
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def search(request: HtmxHttpRequest) -> HttpResponse:
     form = SearchForm(request.GET)
@@ -178,7 +178,7 @@ def _archive_counts() -> dict:
     }
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
@@ -190,7 +190,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def about(request: HttpRequest) -> HttpResponse:
     return render(
         request,
@@ -235,7 +235,7 @@ def _paper_last_modified(request: HttpRequest, slug: str) -> dt.datetime | None:
     return validators[1] if validators else None
 
 
-@require_GET
+@require_safe
 @condition(etag_func=_paper_etag, last_modified_func=_paper_last_modified)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     paper = get_object_or_404(
@@ -314,7 +314,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
     }
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The paper's sample table, filtered: a fragment for htmx, a page without it."""
@@ -330,7 +330,7 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return render(request, template, {"paper": paper, **context})
 
 
-@require_GET
+@require_safe
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     """The paper as a record in the archive's own shape (seed 000), with validators: a
     conditional GET of an unchanged record answers 304."""
@@ -341,7 +341,7 @@ def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
-@require_GET
+@require_safe
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
     papers = _paper_list(
@@ -350,7 +350,7 @@ def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/author.html", {"author": author, "papers": papers})
 
 
-@require_GET
+@require_safe
 def repository_detail(request: HttpRequest, host: str, owner: str, name: str) -> HttpResponse:
     repository = (
         Repository.objects.filter(host=host, owner=owner, name=name).order_by("id").first()
@@ -384,7 +384,7 @@ def _boards(leaderboards) -> list[dict]:
     return out
 
 
-@require_GET
+@require_safe
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents", "subtasks"), slug=slug)
     papers = _paper_list(Paper.objects.filter(task_links__task=task).order_by("-published", "id"))
@@ -395,7 +395,7 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     method = get_object_or_404(
         Method.objects.select_related("introduced_by").prefetch_related("collections"), slug=slug
@@ -406,7 +406,7 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/method.html", {"method": method, "papers": papers})
 
 
-@require_GET
+@require_safe
 def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     dataset = get_object_or_404(
         Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
@@ -441,7 +441,7 @@ def _sample_facet(key: str, others: dict[str, str]) -> list[tuple[str, int]]:
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def samples(request: HtmxHttpRequest) -> HttpResponse:
     """Every sample in the archive, filtered, with counts for each filter value."""

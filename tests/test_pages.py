@@ -161,3 +161,27 @@ def test_task_page_ranks_leaderboard_rows_by_the_first_metric_in_its_direction(
     assert body.index("Transformer Big") < body.index("Unpublished")
     dataset_page = client.get("/dataset/wmt-2014").content.decode()
     assert "Transformer Big" in dataset_page and "Leaderboards" in dataset_page
+
+
+HEAD_URLS = [
+    *PAGES,
+    "/search?q=depth",
+    "/samples",
+    "/paper/limits-to-depth-efficiencies-of-self/samples",
+    "/paper/limits-to-depth-efficiencies-of-self.json",
+    "/feeds/latest.atom",
+    "/sitemap.xml",
+    "/robots.txt",
+    "/api/v1/papers/",
+]
+
+
+@pytest.mark.parametrize("url", HEAD_URLS)
+def test_head_answers_wherever_get_does(client, seeded, url):
+    """Monitors and link checkers send HEAD: the same status and headers as GET, no body."""
+    _add_papers(1)
+    got = client.get(url)
+    head = client.head(url)
+    assert head.status_code == got.status_code == 200
+    assert head["Content-Type"] == got["Content-Type"]
+    assert head.content == b""

@@ -164,6 +164,8 @@ def test_healthz_is_200_and_fast_when_the_database_answers(client):
     assert body["status"] == "ok" and body["databases"] == {"default": "ok"}
     assert body["ms"] < 1000
     assert "no-store" in response["Cache-Control"]
+    head = client.head("/healthz")  # load balancers' probes often send HEAD
+    assert head.status_code == 200 and head.content == b""
 
 
 def test_make_serve_runs_gunicorn_with_compressed_far_future_static_files(
