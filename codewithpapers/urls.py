@@ -11,5 +11,8 @@ urlpatterns = [
     path("", include("papers.urls")),
 ]
 
-# A database that cannot be reached answers 503 in the site's look, not a 500.
+# Errors answer in the site's look, or as JSON under /api/; a database that cannot be
+# reached is a 503, not a 500.
+handler400 = "codewithpapers.views.bad_request"
+handler404 = "codewithpapers.views.page_not_found"
 handler500 = "codewithpapers.views.server_error"

@@ -1,4 +1,8 @@
-"""Operational endpoints and error pages: /healthz, /robots.txt, the 500/503 handler."""
+"""Operational endpoints and error pages: /healthz, /robots.txt, the error handlers.
+
+The handlers answer under /api/ in the API's JSON error shape (papers.api.http.error),
+whatever raised: a view, a middleware, or Django itself before any view (a Host header
+the site does not serve, too many query parameters); elsewhere in the site's look."""
 
 from __future__ import annotations
 
@@ -10,11 +14,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from codewithpapers.routers import PRIMARY, replica_aliases
+from papers.api.http import error as api_error
 
 # Health probes run here, so a database that hangs holds these threads (for at most
 # its connect timeout), never a request's.
@@ -86,10 +92,16 @@ def _site_context() -> dict:
     return {"ARCHIVE_ABOUT": settings.ARCHIVE_ABOUT, "ARCHIVE_SNAPSHOT": settings.ARCHIVE_SNAPSHOT}
 
 
-def database_unavailable() -> HttpResponse:
-    """The 503 page in the site's look: the database did not answer."""
-    body = render_to_string("503.html", _site_context())
-    response = HttpResponse(body, status=503)
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def database_unavailable(request: HttpRequest) -> HttpResponse:
+    """The 503: the database did not answer (JSON under /api/, else the site's page)."""
+    if is_api(request):
+        response = api_error(503, "The database is not answering; try again in a few seconds.")
+    else:
+        response = HttpResponse(render_to_string("503.html", _site_context()), status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 
@@ -98,5 +110,24 @@ def server_error(request: HttpRequest) -> HttpResponse:
     """handler500: a database that cannot be reached is a 503 (temporary, retry soon);
     anything else is a 500."""
     if isinstance(sys.exc_info()[1], DATABASE_DOWN):
-        return database_unavailable()
+        return database_unavailable(request)
+    if is_api(request):
+        return api_error(500, "Internal server error.")
     return HttpResponse(render_to_string("500.html", _site_context()), status=500)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler400: what Django refuses before a view runs (a Host header the site does not
+    serve, too many parameters, a body over REQUEST_MAX_BYTES). Rendered without the
+    request's context processors, which would ask for the refused Host again."""
+    if is_api(request):
+        return api_error(400, "Bad request: the request could not be understood.")
+    body = render_to_string("400.html", _site_context())
+    return HttpResponse(body, status=400)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: a JSON 404 under /api/, the site's page elsewhere."""
+    if is_api(request):
+        return api_error(404, "Not found.")
+    return render(request, "404.html", status=404)

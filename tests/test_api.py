@@ -326,3 +326,47 @@ def test_no_id_gives_a_500(client, two, segment):
     for template in ("/api/v1/papers/{}/", "/api/v1/evaluations/{}/results/", "/api/v1/areas/{}/"):
         response = client.get(template.format(quote(segment)))
         assert response.status_code in (200, 400, 404), (template, segment)  # 400: a NUL
+
+
+def _documented_error(response, status: int) -> dict:
+    """An API error in the documented shape: JSON with the status and a message."""
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["status"] == status and body["error"] and body["message"] == body["error"]
+    return body
+
+
+def test_every_api_error_is_json_in_the_documented_shape(two, monkeypatch, settings):
+    from django.db import OperationalError
+    from django.test import Client
+
+    from papers.api import views
+
+    client = Client(raise_request_exception=False)
+    # 400 from Django itself, before any view: a Host header the site does not serve.
+    _documented_error(client.get("/api/v1/papers/", headers={"Host": "evil.example"}), 400)
+    fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    _documented_error(client.get(f"/api/v1/papers/?{fields}"), 400)
+    _documented_error(client.get("/api/v1/papers/no-such-paper/"), 404)
+    refused = _documented_error(client.post("/api/v1/rpc/evaluation-synchronize/"), 405)
+    assert "read-only" in refused["error"]
+    response = client.post("/api/v1/rpc/evaluation-synchronize/")
+    assert response["Allow"] == "GET, HEAD"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(views, "get_paper", broken)
+    _documented_error(client.get("/api/v1/papers/paper-1/"), 500)
+
+    def outage(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(views, "get_paper", outage)
+    unavailable = client.get("/api/v1/papers/paper-1/")
+    _documented_error(unavailable, 503)
+    assert int(unavailable["Retry-After"]) > 0
+    # The site's own pages keep their HTML error pages.
+    page = client.get("/paper/paper-1", headers={"Host": "evil.example"})
+    assert page.status_code == 400 and "<h1>Bad request</h1>" in page.content.decode()

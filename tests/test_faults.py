@@ -59,6 +59,9 @@ def test_unreachable_database_answers_a_503_page_within_two_seconds(
     with gunicorn(env, tmp_path / "gunicorn.log") as base:
         for path in ("/", "/paper/anything", "/search?q=attention"):
             _assert_503_page(fetch(base + path))
+        api = fetch(f"{base}/api/v1/papers/")
+        assert api.status == 503 and api.headers["Content-Type"] == "application/json"
+        assert json.loads(api.body)["status"] == 503 and api.headers["Retry-After"]
         health = fetch(f"{base}/healthz")
         assert health.status == 503 and health.seconds < 2
         assert json.loads(health.body)["status"] == "unavailable"
