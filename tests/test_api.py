@@ -370,3 +370,38 @@ def test_every_api_error_is_json_in_the_documented_shape(two, monkeypatch, setti
     # The site's own pages keep their HTML error pages.
     page = client.get("/paper/paper-1", headers={"Host": "evil.example"})
     assert page.status_code == 400 and "<h1>Bad request</h1>" in page.content.decode()
+
+
+def test_script_urls_stored_in_the_archive_are_not_handed_out(client, make_paper):
+    """The pages never link a `javascript:` or `data:` URL from a record; the API, whose
+    clients may put its URLs in links of their own, leaves them out too."""
+    from papers.models import Dataset, Repository
+
+    paper = make_paper()
+    Paper.objects.filter(pk=paper.pk).update(
+        url_abs="javascript:alert(1)", url_pdf=" JAVASCRIPT:alert(2)"
+    )
+    Repository.objects.filter(url="https://github.com/lab1/model1").update(
+        url="javascript:alert(3)//github.com/lab1/model1"
+    )
+    Dataset.objects.filter(slug="dataset-1").update(homepage="data:text/html,<script>")
+    Sample.objects.filter(paper=paper).update(file_url="javascript:alert(4)")
+    bodies = [
+        client.get(url).content.decode()
+        for url in (
+            "/api/v1/papers/paper-1/",
+            "/api/v1/papers/?q=attention",
+            "/api/v1/papers/paper-1/repositories/",
+            "/api/v1/search/?q=attention",
+            "/api/v1/datasets/dataset-1/",
+            "/api/v1/papers/paper-1/datasets/",
+            "/api/v1/papers/paper-1/samples/",
+        )
+    ]
+    for body in bodies:
+        assert "javascript:" not in body.lower() and "data:text" not in body, body
+    detail = client.get("/api/v1/papers/paper-1/").json()
+    assert detail["url_abs"] == "" and detail["url_pdf"] == ""
+    # Real links are served as they are.
+    Paper.objects.filter(pk=paper.pk).update(url_abs="https://arxiv.org/abs/2101.00001")
+    assert client.get("/api/v1/papers/paper-1/").json()["url_abs"].startswith("https://arxiv")
