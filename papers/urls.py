@@ -1,5 +1,5 @@
 from django.contrib.sitemaps import views as sitemap_views
-from django.urls import path
+from django.urls import path, re_path
 
 from papers import feeds, views
 from papers.sitemaps import SITEMAPS
@@ -9,6 +9,8 @@ urlpatterns = [
     path("about", views.about, name="about"),
     path("search", views.search, name="search"),
     path("paper/<str:slug>.json", views.paper_json, name="paper-json"),
+    # The page of a paper whose slug itself ends in ".json" (Paper.get_absolute_url).
+    re_path(r"^paper/(?P<slug>[^/]+\.json)/$", views.paper_detail, name="paper-dot-json"),
     path("paper/<str:slug>/samples", views.paper_samples, name="paper-samples"),
     path("paper/<str:slug>", views.paper_detail, name="paper"),
     path("samples", views.samples, name="samples"),

@@ -337,6 +337,11 @@ def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         paper = record_paper(Paper.objects.visible(), slug)
     except Paper.DoesNotExist:
+        # No paper `<slug>`: the address may be the page of a paper whose slug ends in
+        # ".json" (its page is `/paper/<slug>.json/`).
+        named = Paper.objects.visible().filter(slug=f"{slug}.json").first()
+        if named is not None:
+            return redirect(named, permanent=True)
         raise Http404("No such paper") from None
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 

@@ -185,3 +185,21 @@ def test_head_answers_wherever_get_does(client, seeded, url):
     assert head.status_code == got.status_code == 200
     assert head["Content-Type"] == got["Content-Type"]
     assert head.content == b""
+
+
+def test_a_paper_whose_slug_ends_in_json_has_a_page(client, db):
+    """`/paper/<slug>.json` is a paper's record, so a paper whose own slug ends in `.json`
+    lives at `/paper/<slug>/`; its bare address leads there when no other paper has it."""
+    paper = Paper.objects.create(slug="benchmark-results.json", title="Results as JSON")
+    url = paper.get_absolute_url()
+    assert url == "/paper/benchmark-results.json/"
+    page = client.get(url)
+    assert page.status_code == 200 and "Results as JSON" in page.content.decode()
+    moved = client.get("/paper/benchmark-results.json")
+    assert moved.status_code == 301 and moved["Location"] == url
+    record = client.get("/paper/benchmark-results.json.json")
+    assert record.status_code == 200 and record.json()["title"] == "Results as JSON"
+    assert client.get("/paper/benchmark-results.json/samples").status_code == 200
+    # A paper called "benchmark-results" keeps its record at the bare address.
+    Paper.objects.create(slug="benchmark-results", title="Plain")
+    assert client.get("/paper/benchmark-results.json").json()["title"] == "Plain"
