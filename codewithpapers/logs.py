@@ -21,3 +21,13 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class WithoutTraceback(logging.Filter):
+    """Drops a record's traceback: for refusals that are routine, such as a Host header
+    the site does not serve (every scanner sends one), one line says all there is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.exc_info = None
+        record.exc_text = None
+        return True

@@ -160,6 +160,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"json": {"()": "codewithpapers.logs.JsonFormatter"}},
+    "filters": {"without_traceback": {"()": "codewithpapers.logs.WithoutTraceback"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler"},
         # One JSON object a line on stdout, for the log shipper: see RequestLogMiddleware.
@@ -178,6 +179,8 @@ LOGGING = {
         # RequestLogMiddleware logs every request; Django's own 4xx/5xx lines would repeat
         # them (a 5xx's traceback still goes to stderr through django.request).
         "django.server": {"level": "ERROR"},
+        # A Host header outside ALLOWED_HOSTS is a 400 and one line, not a traceback.
+        "django.security.DisallowedHost": {"filters": ["without_traceback"]},
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

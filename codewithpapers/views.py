@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from codewithpapers.public import public_base_url
 from codewithpapers.routers import PRIMARY, replica_aliases
 from papers.api.http import error as api_error
 
@@ -73,7 +74,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """Crawlers get the pages; search results and the API are for people and programs."""
-    base = settings.SITE_URL or f"{request.scheme}://{request.get_host()}"
+    base = public_base_url(request)
     lines = [
         "User-agent: *",
         "Disallow: /search",

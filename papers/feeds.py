@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.text import Truncator
 
+from codewithpapers.public import PublicRequest
 from papers.models import Paper, Task
 
 FEED_ITEMS = 30
@@ -26,6 +27,11 @@ class LatestPapersFeed(Feed):
     title = "Latest papers · Code with Papers"
     link = "/"
     subtitle = "The newest papers in the Papers with Code archive, with their code."
+
+    def get_feed(self, obj, request):
+        # Links at the site's public address (codewithpapers.public), not at any port a
+        # Host header names.
+        return super().get_feed(obj, PublicRequest(request))
 
     def items(self):
         return Paper.objects.latest().only(*ITEM_FIELDS)[:FEED_ITEMS]
