@@ -259,6 +259,9 @@ RATELIMITS = {
     )
     if rate
 }
+# Failed sign-ins to the admin allowed per client address, and per user name, in a window
+# (codewithpapers.views.admin_login); past them the login answers 429 until it ends.
+RATELIMIT_LOGIN = env_rate("RATELIMIT_LOGIN", "10/10m")
 # The request header holding the client address when a proxy sits in front
 # (e.g. X-Real-IP); empty means the connection's own address.
 CLIENT_IP_HEADER = env_str("CLIENT_IP_HEADER", "")

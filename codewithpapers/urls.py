@@ -4,6 +4,7 @@ from django.urls import include, path
 from codewithpapers import views
 
 urlpatterns = [
+    path("admin/login/", views.admin_login),  # throttled: codewithpapers.views.admin_login
     path("admin/", admin.site.urls),
     path("healthz", views.healthz, name="healthz"),
     path("robots.txt", views.robots_txt, name="robots-txt"),

@@ -1,4 +1,5 @@
-"""Operational endpoints and error pages: /healthz, /robots.txt, the error handlers.
+"""Operational endpoints and error pages: /healthz, /robots.txt, the admin's throttled
+login, the error handlers.
 
 The handlers answer under /api/ in the API's JSON error shape (papers.api.http.error),
 whatever raised: a view, a middleware, or Django itself before any view (a Host header
@@ -12,13 +13,16 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from django.conf import settings
+from django.contrib import admin
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from django_ratelimit.core import get_usage
 
+from codewithpapers.middleware import client_address, too_many_requests
 from codewithpapers.public import public_base_url
 from codewithpapers.routers import PRIMARY, replica_aliases
 from papers.api.http import error as api_error
@@ -132,3 +136,45 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
         return api_error(404, "Not found.")
     return render(request, "404.html", status=404)
+
+
+# --- the admin's login, throttled ----------------------------------------------------
+
+
+def _login_username(group: str, request: HttpRequest) -> str:
+    return request.POST.get("username", "").strip().lower()[:150]
+
+
+LOGIN_LIMITS = (("admin-login-address", client_address), ("admin-login-user", _login_username))
+
+
+def _login_usages(request: HttpRequest, *, increment: bool) -> list[dict]:
+    """django-ratelimit's counts of failed sign-ins, per address and per user name; none
+    when the limit is off or the cache cannot count (fail open, as the other limits)."""
+    if not settings.RATELIMIT_LOGIN:
+        return []
+    usages = []
+    for group, key in LOGIN_LIMITS:
+        try:
+            usage = get_usage(
+                request, group=group, key=key, rate=settings.RATELIMIT_LOGIN, increment=increment
+            )
+        except Exception:
+            usage = None
+        if usage:
+            usages.append(usage)
+    return usages
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's login, refusing (429) an address or a user name that has failed
+    RATELIMIT_LOGIN times in the window, whatever the password, until the window ends."""
+    if request.method != "POST":
+        return admin.site.login(request)
+    full = [u for u in _login_usages(request, increment=False) if u["count"] >= u["limit"]]
+    if full:
+        return too_many_requests(request, max(1, max(u["time_left"] for u in full)))
+    response = admin.site.login(request)
+    if response.status_code == 200:  # the form again, with its error: a failed attempt
+        _login_usages(request, increment=True)
+    return response
