@@ -259,6 +259,11 @@ RATELIMITS = {
     )
     if rate
 }
+# Renders of heavy pages the page cache did not hold, per client address and path prefix
+# (sitemap pages list thousands of URLs): past the rate a 429 (cached pages still serve).
+RATELIMIT_RENDERS = {
+    prefix: rate for prefix, rate in (("/sitemap", env_rate("RATELIMIT_SITEMAP", "30/m")),) if rate
+}
 # Failed sign-ins to the admin allowed per client address, and per user name, in a window
 # (codewithpapers.views.admin_login); past them the login answers 429 until it ends.
 RATELIMIT_LOGIN = env_rate("RATELIMIT_LOGIN", "10/10m")

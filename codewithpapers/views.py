@@ -22,7 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django_ratelimit.core import get_usage
 
-from codewithpapers.middleware import client_address, too_many_requests
+from codewithpapers.middleware import client_address, reads, too_many_requests
 from codewithpapers.public import public_base_url
 from codewithpapers.routers import PRIMARY, replica_aliases
 from papers.api.http import error as api_error
@@ -75,6 +75,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@reads()
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
     """Crawlers get the pages; search results and the API are for people and programs."""

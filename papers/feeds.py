@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.text import Truncator
 
+from codewithpapers.middleware import reads
 from codewithpapers.public import PublicRequest
 from papers.models import Paper, Task
 
@@ -22,6 +23,7 @@ FEED_ITEMS = 30
 ITEM_FIELDS = ("id", "slug", "title", "abstract", "published", "updated_at", "author_names")
 
 
+@reads()
 class LatestPapersFeed(Feed):
     feed_type = Atom1Feed
     title = "Latest papers · Code with Papers"

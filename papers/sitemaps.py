@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import cached_property
 
+from codewithpapers.middleware import reads
 from codewithpapers.public import PublicRequest
 from papers.models import Author, Dataset, Method, Paper, Repository, Task
 
@@ -143,6 +144,7 @@ class DatasetSitemap(CuratedSitemap):
     prefix = "/dataset/"
 
 
+@reads()
 def index(request: HttpRequest) -> HttpResponse:
     """The sitemap index, at the site's public address (codewithpapers.public)."""
     return sitemap_views.index(
@@ -150,6 +152,7 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
+@reads("p")  # Django's page parameter
 def section(request: HttpRequest, section: str) -> HttpResponse:
     """One page of one section. A leaner template than Django's (no alternates,
     changefreq or priority): a page of 10,000 URLs renders in a fraction of the time."""

@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, content_version, version_time
+from codewithpapers.middleware import reads
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.normalise import RecordError, arxiv_id
@@ -81,6 +82,7 @@ def _with_list_details(papers):
     )
 
 
+@reads(*SearchForm.base_fields, headers=("HX-Trigger",))
 @require_safe
 @vary_on_headers("HX-Request")
 def search(request: HtmxHttpRequest) -> HttpResponse:
@@ -178,6 +180,7 @@ def _archive_counts() -> dict:
     }
 
 
+@reads()
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(
@@ -190,6 +193,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@reads()
 @require_safe
 def about(request: HttpRequest) -> HttpResponse:
     return render(
@@ -235,6 +239,7 @@ def _paper_last_modified(request: HttpRequest, slug: str) -> dt.datetime | None:
     return validators[1] if validators else None
 
 
+@reads(*SampleFilterForm.FILTERS)
 @require_safe
 @condition(etag_func=_paper_etag, last_modified_func=_paper_last_modified)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -314,6 +319,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
     }
 
 
+@reads(*SampleFilterForm.FILTERS)
 @require_safe
 @vary_on_headers("HX-Request")
 def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
@@ -330,6 +336,7 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return render(request, template, {"paper": paper, **context})
 
 
+@reads()
 @require_safe
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     """The paper as a record in the archive's own shape (seed 000), with validators: a
@@ -346,6 +353,7 @@ def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
+@reads()
 @require_safe
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
@@ -355,6 +363,7 @@ def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/author.html", {"author": author, "papers": papers})
 
 
+@reads()
 @require_safe
 def repository_detail(request: HttpRequest, host: str, owner: str, name: str) -> HttpResponse:
     repository = (
@@ -389,6 +398,7 @@ def _boards(leaderboards) -> list[dict]:
     return out
 
 
+@reads()
 @require_safe
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents", "subtasks"), slug=slug)
@@ -400,6 +410,7 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@reads()
 @require_safe
 def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     method = get_object_or_404(
@@ -411,6 +422,7 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/method.html", {"method": method, "papers": papers})
 
 
+@reads()
 @require_safe
 def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     dataset = get_object_or_404(
@@ -446,6 +458,7 @@ def _sample_facet(key: str, others: dict[str, str]) -> list[tuple[str, int]]:
     )
 
 
+@reads(*SampleFilterForm.base_fields)
 @require_safe
 @vary_on_headers("HX-Request")
 def samples(request: HtmxHttpRequest) -> HttpResponse:

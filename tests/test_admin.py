@@ -409,9 +409,7 @@ LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 
 
 @pytest.mark.django_db
-def test_admin_login_is_throttled_per_address_and_per_username_for_a_while(
-    settings, monkeypatch
-):
+def test_admin_login_is_throttled_per_address_and_per_username_for_a_while(settings, monkeypatch):
     """Guessing passwords: after RATELIMIT_LOGIN failed attempts an address, or a user
     name from anywhere, is refused (429) until the window ends; then the right password
     works again, so a staff member is never locked out for good."""
