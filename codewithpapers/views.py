@@ -26,6 +26,7 @@ from codewithpapers.middleware import client_address, reads, too_many_requests
 from codewithpapers.public import public_base_url
 from codewithpapers.routers import PRIMARY, replica_aliases
 from papers.api.http import error as api_error
+from papers.search import index as search_index
 
 # Health probes run here, so a database that hangs holds these threads (for at most
 # its connect timeout), never a request's.
@@ -34,14 +35,18 @@ DATABASE_DOWN = (OperationalError, InterfaceError)
 RETRY_AFTER_S = 10
 
 
-def _probe(alias: str) -> None:
+def _probe(alias: str, *, search: bool = False) -> str | None:
     """Open a fresh connection to `alias` and run SELECT 1 (a pooled connection could
-    answer from a socket the server already dropped)."""
+    answer from a socket the server already dropped); with `search`, say whether the
+    full-text index is there ("ok") or deferred until an import builds it ("rebuilding")."""
     connection = connections.create_connection(alias)
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
+        if search:
+            return "rebuilding" if search_index.deferred(connection) else "ok"
+        return None
     finally:
         connection.close()
 
@@ -49,16 +54,20 @@ def _probe(alias: str) -> None:
 @require_safe
 @never_cache
 def healthz(request: HttpRequest) -> HttpResponse:
-    """200 when every database answers within HEALTHZ_TIMEOUT_MS, else 503."""
+    """200 when every database answers within HEALTHZ_TIMEOUT_MS, else 503. `search` says
+    whether the full-text index is being rebuilt (after a killed import, or during a big
+    one): the site works meanwhile, so that is still a 200."""
     started = time.perf_counter()
     deadline = started + settings.HEALTHZ_TIMEOUT_MS / 1000
     aliases = [PRIMARY, *replica_aliases()]
-    futures = {alias: _probes.submit(_probe, alias) for alias in aliases}
-    checks = {}
+    futures = {alias: _probes.submit(_probe, alias, search=alias == PRIMARY) for alias in aliases}
+    checks, search = {}, "unknown"
     for alias, future in futures.items():
         try:
-            future.result(timeout=max(0.0, deadline - time.perf_counter()))
+            state = future.result(timeout=max(0.0, deadline - time.perf_counter()))
             checks[alias] = "ok"
+            if alias == PRIMARY:
+                search = state
         except FutureTimeout:
             checks[alias] = f"no answer within {settings.HEALTHZ_TIMEOUT_MS} ms"
         except Exception as exc:
@@ -67,6 +76,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
     body = {
         "status": "ok" if healthy else "unavailable",
         "databases": checks,
+        "search": search,
         "ms": round((time.perf_counter() - started) * 1000, 1),
     }
     response = JsonResponse(body, status=200 if healthy else 503)

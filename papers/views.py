@@ -7,6 +7,7 @@ from collections import Counter
 from functools import partial
 from urllib.parse import urlencode
 
+from django.db import connections
 from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -38,6 +39,7 @@ from papers.models import (
     ranked_rows,
 )
 from papers.querysets import filter_papers, paper_id_sets
+from papers.search import index as search_index
 from papers.vocabularies import STATUS_EXPLANATIONS, RepoKind, SampleStatus
 
 PAGE_LIST = 50  # papers listed on an author/task/method/dataset/repository page
@@ -171,12 +173,14 @@ def _paper_list(queryset):
 
 
 def _archive_counts() -> dict:
-    """The home page's counts: whole-archive scans, so kept per content version."""
+    """The home page's counts (whole-archive scans), and whether the search index is
+    being rebuilt by an import: kept per content version, which imports bump."""
     return {
         "paper_count": Paper.objects.visible().count(),
         "repository_count": Repository.objects.count(),
         "sample_count": Sample.objects.count(),
         "status_counts": Sample.objects.status_counts(),
+        "search_rebuilding": search_index.deferred(connections[Paper.objects.db]),
     }
 
 

@@ -205,6 +205,25 @@ def _states(*urls: str) -> list[dict]:
     return states
 
 
+def _healthz(url: str) -> dict:
+    """What /healthz of a site on that database answers."""
+    script = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "print(Client().get('/healthz', headers={'Host': '127.0.0.1'}).content.decode())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=production_env(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="codewithpapers.settings"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
     tmp_path, small_archive, migrated_sqlite
 ):
@@ -247,6 +266,7 @@ def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
         process.wait()
         assert process.returncode == -signal.SIGKILL
         assert databases.papers(killed) < total, "the import finished before it was killed"
+        assert _healthz(killed)["search"] == "rebuilding"
 
         again = subprocess.run(
             command,
@@ -257,6 +277,7 @@ def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
             timeout=600,
         )
         assert again.returncode == 0, again.stderr
+        assert _healthz(killed)["search"] == "ok"
         expected, repaired = _states(whole, killed)
         assert sum(len(rows) for rows in expected.values()) > total
         assert repaired == expected
@@ -353,3 +374,26 @@ def test_request_bodies_and_field_counts_are_capped(client):
     assert too_big.status_code == 400
     many_fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
     assert client.get(f"/search?{many_fields}").status_code == 400
+
+
+# --- the search index while an import rebuilds it --------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_and_the_home_page_say_when_search_is_being_rebuilt(client):
+    """Between a killed import and its re-run the index is deferred (empty on SQLite, no
+    GIN index on PostgreSQL): search answers little or slowly. /healthz says so (still
+    200: the site works) and the home page carries a short notice."""
+    from papers.search import index as search_index
+
+    assert client.get("/healthz").json()["search"] == "ok"
+    assert "being rebuilt" not in client.get("/").content.decode()
+    search_index.defer()
+    try:
+        health = client.get("/healthz")
+        assert health.status_code == 200 and health.json()["search"] == "rebuilding"
+        home = client.get("/").content.decode()
+        assert "Search is being rebuilt" in home
+    finally:
+        search_index.build()
+    assert client.get("/healthz").json()["search"] == "ok"
