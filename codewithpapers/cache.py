@@ -12,20 +12,23 @@ has its own, which lapses after CACHE_TTL: a bump reaches the process that made 
 once, and the others (other workers, a running server when an import ran beside it)
 within CACHE_TTL.
 
-A cache that fails (Redis down) never fails a request: these functions answer None and
-callers serve uncached.
+A cache that fails (Redis down) never fails a request: RedisCache's circuit breaker
+answers its calls as misses, these functions answer None, and callers serve uncached.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
+import threading
 import time
 from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.backends import redis as redis_backend
+from redis.exceptions import RedisError
 
 VERSION_KEY = "content-version"
 logger = logging.getLogger(__name__)
@@ -98,11 +101,106 @@ def by_version[T](name: str, compute: Callable[[], T]) -> T:
     return value
 
 
+class CircuitBreaker:
+    """Whether to try Redis at all. After a failed call (Redis down, frozen, or cut off
+    behind a partition) every call answers as a cache miss at once, for
+    CACHE_RETRY_SECONDS; then one call tries Redis again while the others keep skipping
+    it. Without this, a frozen Redis made every cache call wait its socket timeout
+    (several a request), and a dead one logged a traceback a call. One warning a window
+    says why the site serves uncached. One breaker per Redis location and process,
+    shared by its threads (Django keeps a cache object per thread)."""
+
+    _registry: dict[str, CircuitBreaker] = {}
+    _registry_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.tripped = False
+        self.probing = False  # a call is trying Redis again after a window
+        self.retry_at = 0.0
+
+    @classmethod
+    def for_location(cls, location: str) -> CircuitBreaker:
+        with cls._registry_lock:
+            return cls._registry.setdefault(location, cls())
+
+    def allow(self) -> bool:
+        if not self.tripped:
+            return True
+        with self.lock:
+            now = time.monotonic()
+            if now < self.retry_at:
+                return False
+            # This call tries Redis again; the others skip it until it has answered.
+            self.retry_at = now + settings.CACHE_RETRY_SECONDS
+            self.probing = True
+            return True
+
+    def failed(self, exc: Exception) -> None:
+        with self.lock:
+            # A new window: the first failure, or the retry after a window failed. (Calls
+            # that were already waiting when Redis failed fail too, unannounced.)
+            announce = not self.tripped or self.probing
+            self.tripped, self.probing = True, False
+            self.retry_at = time.monotonic() + settings.CACHE_RETRY_SECONDS
+        if announce:
+            logger.warning(
+                "cache unavailable (%s: %s): serving uncached, trying Redis again in %s s",
+                type(exc).__name__,
+                exc,
+                settings.CACHE_RETRY_SECONDS,
+            )
+
+    def succeeded(self) -> None:
+        if self.tripped:
+            with self.lock:
+                self.tripped = self.probing = False
+            logger.info("cache available again")
+
+
+def _guarded(fallback: Callable[..., object]):
+    """A client method that answers `fallback(*args)` instead of waiting for, or failing
+    on, a Redis that the breaker says is out."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            if not self.breaker.allow():
+                return fallback(*args)
+            try:
+                result = method(self, *args, **kwargs)
+            except RedisError as exc:
+                self.breaker.failed(exc)
+                return fallback(*args)
+            self.breaker.succeeded()
+            return result
+
+        return guarded
+
+    return decorate
+
+
+def _false(*args) -> bool:
+    return False
+
+
+def _none(*args) -> None:
+    return None
+
+
 class _SharedClientRedisCacheClient(redis_backend.RedisCacheClient):
     """Django's Redis client, reusing one redis.Redis per connection pool. Django builds
     a new redis.Redis for every cache call, and its constructor (the command-callback
     tables) costs more than a cached page's GET itself; a redis.Redis is thread-safe,
-    taking a connection from its pool only while a command runs."""
+    taking a connection from its pool only while a command runs.
+
+    Every call goes through the location's CircuitBreaker: while Redis is out it answers
+    as a miss (get: the default, add/touch/delete/has_key: False, get_many: {}, incr:
+    None, which django-ratelimit takes as "cannot count" and lets the request through)."""
+
+    def __init__(self, servers, **options):
+        super().__init__(servers, **options)
+        self.breaker = CircuitBreaker.for_location(",".join(servers))
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)
@@ -112,9 +210,22 @@ class _SharedClientRedisCacheClient(redis_backend.RedisCacheClient):
             client = clients[id(pool)] = self._client(connection_pool=pool)
         return client
 
+    get = _guarded(lambda key, default: default)(redis_backend.RedisCacheClient.get)
+    get_many = _guarded(lambda keys: {})(redis_backend.RedisCacheClient.get_many)
+    add = _guarded(_false)(redis_backend.RedisCacheClient.add)
+    set = _guarded(_none)(redis_backend.RedisCacheClient.set)
+    set_many = _guarded(lambda data, timeout: [])(redis_backend.RedisCacheClient.set_many)
+    touch = _guarded(_false)(redis_backend.RedisCacheClient.touch)
+    delete = _guarded(_false)(redis_backend.RedisCacheClient.delete)
+    delete_many = _guarded(_none)(redis_backend.RedisCacheClient.delete_many)
+    has_key = _guarded(_false)(redis_backend.RedisCacheClient.has_key)
+    incr = _guarded(_none)(redis_backend.RedisCacheClient.incr)
+    clear = _guarded(_false)(redis_backend.RedisCacheClient.clear)
+
 
 class RedisCache(redis_backend.RedisCache):
-    """Django's built-in RedisCache, with one redis.Redis per pool (see above)."""
+    """Django's built-in RedisCache, with one redis.Redis per pool and a circuit breaker
+    (see above)."""
 
     def __init__(self, server, params):
         super().__init__(server, params)

@@ -242,6 +242,10 @@ CACHES = {
         key_prefix=env_str("CACHE_KEY_PREFIX", "cwp"),
     )
 }
+# After a failed call to Redis the site serves uncached for this long before trying it
+# again (codewithpapers.cache.CircuitBreaker), so a Redis outage costs no request more
+# than one socket timeout.
+CACHE_RETRY_SECONDS = env_int("CACHE_RETRY_SECONDS", 5, minimum=1)
 # Paths the page cache never stores (prefixes).
 PAGE_CACHE_EXCLUDE = ["/admin/", "/healthz", "/static/"]
 # Writes under these prefixes (the admin's forms and actions) invalidate the page cache.

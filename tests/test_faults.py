@@ -22,6 +22,7 @@ from tests.servers import (
     ROOT,
     PrivateCluster,
     fetch,
+    free_port,
     gunicorn,
     manage,
     production_env,
@@ -397,3 +398,53 @@ def test_healthz_and_the_home_page_say_when_search_is_being_rebuilt(client):
     finally:
         search_index.build()
     assert client.get("/healthz").json()["search"] == "ok"
+
+
+# --- a cache that fails -----------------------------------------------------------------
+
+
+def _redis_cache(url: str) -> dict:
+    from codewithpapers.env import parse_cache_url
+
+    return {"default": parse_cache_url(url, timeout=600, key_prefix=uuid.uuid4().hex[:8])}
+
+
+@pytest.mark.django_db
+def test_a_frozen_redis_costs_one_socket_timeout_not_one_per_request(
+    client, make_paper, private_redis, settings
+):
+    """Redis stopped mid-flight (SIGSTOP, or a partition) answers nothing: each cache
+    call would wait its socket timeout (0.5 s), several times a request. After the first
+    failure the site skips Redis for CACHE_RETRY_SECONDS, then tries it again."""
+    make_paper()
+    settings.CACHES = _redis_cache(private_redis.url)
+    settings.CACHE_RETRY_SECONDS = 2
+    assert client.get("/paper/paper-1")["X-Cache"] == "miss"
+    assert client.get("/paper/paper-1")["X-Cache"] == "hit"
+    private_redis.freeze()
+    try:
+        started = time.monotonic()
+        for _ in range(10):
+            assert client.get("/paper/paper-1").status_code == 200
+        assert time.monotonic() - started < 1.5  # one socket timeout, then no waiting
+    finally:
+        private_redis.thaw()
+    time.sleep(2.1)
+    statuses = [client.get("/paper/paper-1").get("X-Cache") for _ in range(2)]
+    assert statuses[-1] == "hit", statuses  # the cache is used again after the window
+
+
+@pytest.mark.django_db
+def test_redis_down_logs_one_warning_per_window_and_no_tracebacks(
+    client, make_paper, settings, caplog
+):
+    make_paper()
+    settings.CACHES = _redis_cache(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
+    settings.CACHE_RETRY_SECONDS = 60
+    with caplog.at_level("WARNING"):
+        for _ in range(20):
+            assert client.get("/paper/paper-1").status_code == 200
+            assert client.get("/search", {"q": "attention"}).status_code == 200
+    warnings = [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+    assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    assert warnings[0].exc_info is None and "cache unavailable" in warnings[0].getMessage()
