@@ -108,6 +108,10 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", [])):
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica_{_number}"] = _replica
 DATABASE_ROUTERS = ["codewithpapers.routers.ReplicaRouter"]
+# The longest a statement of the site's may run (gunicorn, runserver; management commands
+# and scripts have no limit): past it the request is a 503. 0 turns it off. See
+# codewithpapers.backends, which wsgi.py and asgi.py call.
+DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 5000, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

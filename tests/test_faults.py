@@ -113,6 +113,112 @@ def test_site_answers_503_while_postgresql_is_stopped_and_recovers_by_itself(
         assert fetch(f"{base}/healthz").status == 200
 
 
+def _postgres_processes(cluster: PrivateCluster) -> list[int]:
+    """The cluster's postmaster and every process it started (backends, background)."""
+    postmaster = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    return [postmaster, *map(int, children)]
+
+
+def _fetch_all(base: str, paths: list[str]) -> dict:
+    """Every path fetched at once (one request per gunicorn thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(paths)) as pool:
+        return dict(
+            zip(paths, pool.map(lambda p: fetch(base + p, timeout=30), paths), strict=True)
+        )
+
+
+def _recovers(base: str, path: str, within: float) -> list[int]:
+    deadline, statuses = time.monotonic() + within, []
+    while time.monotonic() < deadline:
+        statuses.append(fetch(base + path).status)
+        if statuses[-1] == 200:
+            break
+        time.sleep(0.2)
+    return statuses
+
+
+def test_a_stuck_or_frozen_postgresql_bounds_every_request_and_recovers(
+    tmp_path, collected_static, private_cluster
+):
+    """A statement waiting on a lock is stopped at the statement timeout; a server that
+    answers nothing at all (SIGSTOP: the sockets stay open, the kernel still ACKs) is
+    given up on a second later. Either way every request is a 503 in the site's look
+    (JSON for the API) instead of a thread held until the database comes back."""
+    import psycopg
+
+    env = production_env(DATABASE_URL=private_cluster.url)
+    migrated = manage("migrate", "--no-input", "-v", "0", env=env)
+    assert migrated.returncode == 0, migrated.stderr
+    timeout_s = 2.0
+    env |= {
+        "STATIC_ROOT": str(collected_static),
+        "CACHE_URL": "dummy://",
+        "DATABASE_STATEMENT_TIMEOUT_MS": str(int(timeout_s * 1000)),
+    }
+    paths = ["/", "/paper/anything", "/search?q=attention", "/api/v1/papers/"]
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        for answer in _fetch_all(base, paths).values():  # every thread holds a connection
+            assert answer.status in (200, 404)
+
+        with psycopg.connect(private_cluster.url.replace("postgres://", "postgresql://")) as lock:
+            lock.execute("LOCK TABLE papers_paper IN ACCESS EXCLUSIVE MODE")
+            stuck = _fetch_all(base, paths)
+        for path, answer in stuck.items():
+            assert answer.status == 503, (path, answer.status)
+            assert timeout_s - 0.2 < answer.seconds < timeout_s + 1, (path, answer.seconds)
+        _assert_503_page(stuck["/"], limit_s=timeout_s + 1)
+        assert json.loads(stuck["/api/v1/papers/"].body)["status"] == 503
+        assert _recovers(base, "/", within=5)[-1] == 200
+
+        processes = _postgres_processes(private_cluster)
+        for pid in processes:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            frozen = _fetch_all(base, paths)
+            health = fetch(f"{base}/healthz")
+        finally:
+            for pid in processes:
+                os.kill(pid, signal.SIGCONT)
+        for path, answer in frozen.items():
+            assert answer.status == 503, (path, answer.status)
+            assert answer.seconds < timeout_s + 1.3, (path, answer.seconds)
+        assert frozen["/api/v1/papers/"].headers["Content-Type"] == "application/json"
+        assert health.status == 503 and health.seconds < 2
+        thawed = time.monotonic()
+        assert _recovers(base, "/", within=5)[-1] == 200
+        assert time.monotonic() - thawed < 5
+        assert all(a.status in (200, 404) for a in _fetch_all(base, paths).values())
+
+
+@pytest.mark.django_db
+def test_a_runaway_query_is_stopped_at_the_statement_timeout():
+    """Whatever makes a statement slow (a huge value, a bad plan), the site's statement
+    timeout stops it: PostgreSQL's statement_timeout, SQLite's progress handler."""
+    from django.db import OperationalError, connections
+
+    from codewithpapers.backends import TIMEOUT_KEY
+
+    site = connections["default"]
+    bounded = type(site)({**site.settings_dict, TIMEOUT_KEY: 300}, "default")
+    endless = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+    )
+    try:
+        with bounded.cursor() as cursor:
+            started = time.monotonic()
+            with pytest.raises(OperationalError):
+                cursor.execute(endless)
+            assert time.monotonic() - started < 1.5
+        with bounded.cursor() as cursor:  # the connection is still good for the next one
+            cursor.execute("SELECT 1")
+            assert cursor.fetchone() == (1,)
+    finally:
+        bounded.close()
+
+
 # --- an import killed halfway ------------------------------------------------------
 
 
