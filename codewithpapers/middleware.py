@@ -6,10 +6,12 @@ JSON API under /api/) are logged, limited and cached without touching this file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import logging
 import math
+import random
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -18,7 +20,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import DisallowedHost
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
@@ -28,7 +30,13 @@ from django.utils.http import parse_http_date_safe
 from django_ratelimit.core import get_usage
 
 from codewithpapers.cache import VERSION_KEY, bump_content_version, content_version
-from codewithpapers.routers import reading_from_replicas
+from codewithpapers.routers import (
+    healthy_replicas,
+    mark_down,
+    read_alias,
+    reading_from,
+    reading_from_replicas,
+)
 from papers.api.http import error as api_error
 
 request_log = logging.getLogger("codewithpapers.requests")
@@ -356,10 +364,29 @@ class PageCacheMiddleware:
 # --- read replicas --------------------------------------------------------------------
 
 
+# Errors of the database itself, not of the query: the server answered with one of
+# these SQLSTATE classes, or (no SQLSTATE) never answered at all.
+_SERVER_GONE = ("08", "57P")  # connection exception; shutdown, cannot connect now
+
+
+def replica_is_gone(exception: Exception) -> bool:
+    """Whether a database error says the replica itself is unusable (refused, dropped,
+    silent, shutting down, starting up), rather than one query failing on it (a
+    statement timeout, a conflict with recovery): only then is it left out for a while."""
+    sqlstate = getattr(exception.__cause__, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(_SERVER_GONE)
+
+
 class ReplicaRoutingMiddleware:
     """Lets anonymous GET/HEAD requests outside the admin read from the replicas
     (codewithpapers.routers). Everything else reads the primary: the admin, any write,
-    and anyone with a session (staff see their own edits at once)."""
+    and anyone with a session (staff see their own edits at once).
+
+    A request whose replica fails (it cannot be reached, stops answering, or cancels the
+    query) is run again on another replica, or on the primary when none is left; a
+    replica that cannot be reached is left out of later requests for a while
+    (routers.REPLICA_RETRY_S). So a dead replica costs readers nothing but the time it
+    took to find out."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -372,3 +399,29 @@ class ReplicaRoutingMiddleware:
         )
         with reading_from_replicas(allowed):
             return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        failed = read_alias()
+        if failed is None or not isinstance(exception, (OperationalError, InterfaceError)):
+            return None  # not a replica's failure: the error handlers answer
+        match, tried = request.resolver_match, set()
+        while failed is not None:
+            tried.add(failed)
+            if replica_is_gone(exception):
+                mark_down(failed)
+                logger.warning("replica %s failed (%s): reading elsewhere", failed, exception)
+            with contextlib.suppress(Exception):
+                connections[failed].close()
+            others = [alias for alias in healthy_replicas() if alias not in tried]
+            alias = random.choice(others) if others else None
+            with reading_from(alias):
+                try:
+                    response = match.func(request, *match.args, **match.kwargs)
+                    if hasattr(response, "render") and not response.is_rendered:
+                        response = response.render()
+                    return response
+                except (OperationalError, InterfaceError) as error:
+                    if alias is None:
+                        raise  # the primary failed too: the 503
+                    failed, exception = alias, error
+        return None

@@ -8,8 +8,9 @@ the site does not serve, too many query parameters); elsewhere in the site's loo
 from __future__ import annotations
 
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from django.conf import settings
@@ -24,13 +25,16 @@ from django_ratelimit.core import get_usage
 
 from codewithpapers.middleware import client_address, reads, too_many_requests
 from codewithpapers.public import public_base_url
-from codewithpapers.routers import PRIMARY, replica_aliases
+from codewithpapers.routers import PRIMARY, mark_down, mark_up, replica_aliases
 from papers.api.http import error as api_error
 from papers.search import index as search_index
 
 # Health probes run here, so a database that hangs holds these threads (for at most
-# its connect timeout), never a request's.
-_probes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="healthz")
+# its connect timeout), never a request's; one probe a database at a time (see _probe_of),
+# so a silent replica cannot take the threads the primary's probe needs.
+_probes = ThreadPoolExecutor(max_workers=len(settings.DATABASES) + 1, thread_name_prefix="healthz")
+_running: dict[str, Future] = {}
+_running_lock = threading.Lock()
 DATABASE_DOWN = (OperationalError, InterfaceError)
 RETRY_AFTER_S = 10
 
@@ -51,16 +55,30 @@ def _probe(alias: str, *, search: bool = False) -> str | None:
         connection.close()
 
 
+def _probe_of(alias: str) -> Future:
+    """The probe of `alias` still running from an earlier call, or a new one: probes of a
+    silent database do not pile up however often the load balancer asks."""
+    with _running_lock:
+        future = _running.get(alias)
+        if future is None or future.done():
+            future = _running[alias] = _probes.submit(_probe, alias, search=alias == PRIMARY)
+        return future
+
+
 @require_safe
 @never_cache
 def healthz(request: HttpRequest) -> HttpResponse:
-    """200 when every database answers within HEALTHZ_TIMEOUT_MS, else 503. `search` says
-    whether the full-text index is being rebuilt (after a killed import, or during a big
-    one): the site works meanwhile, so that is still a 200."""
+    """200 when the primary database answers within HEALTHZ_TIMEOUT_MS, else 503: a load
+    balancer takes an app server out only when it cannot serve, and a dead replica does
+    not stop one (its readers go to another replica or the primary), so replicas are
+    reported but leave the status "degraded" and the answer a 200. What the probes find
+    also tells this process's router which replicas to use (codewithpapers.routers).
+    `search` says whether the full-text index is being rebuilt (after a killed import, or
+    during a big one): the site works meanwhile, so that is still a 200."""
     started = time.perf_counter()
     deadline = started + settings.HEALTHZ_TIMEOUT_MS / 1000
     aliases = [PRIMARY, *replica_aliases()]
-    futures = {alias: _probes.submit(_probe, alias, search=alias == PRIMARY) for alias in aliases}
+    futures = {alias: _probe_of(alias) for alias in aliases}
     checks, search = {}, "unknown"
     for alias, future in futures.items():
         try:
@@ -72,15 +90,20 @@ def healthz(request: HttpRequest) -> HttpResponse:
             checks[alias] = f"no answer within {settings.HEALTHZ_TIMEOUT_MS} ms"
         except Exception as exc:
             checks[alias] = f"error: {type(exc).__name__}"
-    healthy = all(state == "ok" for state in checks.values())
+        if alias != PRIMARY:
+            (mark_up if checks[alias] == "ok" else mark_down)(alias)
+    serving = checks[PRIMARY] == "ok"
+    status = "unavailable" if not serving else "ok"
+    if serving and any(state != "ok" for state in checks.values()):
+        status = "degraded"
     body = {
-        "status": "ok" if healthy else "unavailable",
+        "status": status,
         "databases": checks,
         "search": search,
         "ms": round((time.perf_counter() - started) * 1000, 1),
     }
-    response = JsonResponse(body, status=200 if healthy else 503)
-    if not healthy:
+    response = JsonResponse(body, status=200 if serving else 503)
+    if not serving:
         response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 

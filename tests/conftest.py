@@ -12,7 +12,9 @@ from django.db import connection
 from tests.servers import (  # noqa: F401
     collected_static,
     migrated_sqlite,
+    private_cluster,
     private_redis,
+    private_replica,
     small_archive,
 )
 

@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,6 +167,18 @@ class PrivateCluster:
             "start",
         )
 
+    def replicate(self, primary: PrivateCluster) -> None:
+        """Make this cluster a streaming replica of `primary` (pg_basebackup -R): started,
+        it follows the primary's WAL and answers reads."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.directory, "postgres", "postgres")
+        self._run(
+            PG_BIN / "pg_basebackup",
+            *("-h", "127.0.0.1", "-p", primary.port, "-U", "postgres"),
+            *("-D", self.data, "-R", "-X", "stream"),
+        )
+
     def stop(self) -> None:
         self._run(PG_BIN / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
 
@@ -173,6 +186,31 @@ class PrivateCluster:
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _pg_server_installed() -> None:
+    require((PG_BIN / "initdb").exists(), "PostgreSQL's server binaries are not installed")
+
+
+@pytest.fixture
+def private_cluster():
+    """A running throw-away PostgreSQL cluster."""
+    _pg_server_installed()
+    cluster = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
+    cluster.init()
+    cluster.start()
+    yield cluster
+    cluster.destroy()
+
+
+@pytest.fixture
+def private_replica(private_cluster):
+    """A streaming replica of private_cluster, running on its own port."""
+    replica = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
+    replica.replicate(private_cluster)
+    replica.start()
+    yield replica
+    replica.destroy()
 
 
 class PrivateRedis:

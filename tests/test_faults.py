@@ -26,7 +26,6 @@ from tests.servers import (
     gunicorn,
     manage,
     production_env,
-    require,
 )
 
 LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -66,19 +65,6 @@ def test_unreachable_database_answers_a_503_page_within_two_seconds(
         health = fetch(f"{base}/healthz")
         assert health.status == 503 and health.seconds < 2
         assert json.loads(health.body)["status"] == "unavailable"
-
-
-@pytest.fixture
-def private_cluster(tmp_path_factory):
-    require(
-        Path("/usr/lib/postgresql/15/bin/initdb").exists(),
-        "PostgreSQL's server binaries are not installed",
-    )
-    cluster = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
-    cluster.init()
-    cluster.start()
-    yield cluster
-    cluster.destroy()
 
 
 def test_site_answers_503_while_postgresql_is_stopped_and_recovers_by_itself(
