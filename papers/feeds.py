@@ -9,6 +9,7 @@ paper's own columns (author_names is denormalised).
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.contrib.syndication.views import Feed
 from django.shortcuts import get_object_or_404
@@ -20,6 +21,15 @@ from codewithpapers.public import PublicRequest
 from papers.models import Paper, Task
 
 FEED_ITEMS = 30
+# What XML 1.0 cannot carry (Django refuses it with a 500): imports drop these characters
+# (papers.archive.normalise.text), rows written before they did may still hold them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
 ITEM_FIELDS = ("id", "slug", "title", "abstract", "published", "updated_at", "author_names")
 
 
@@ -39,16 +49,16 @@ class LatestPapersFeed(Feed):
         return Paper.objects.latest().only(*ITEM_FIELDS)[:FEED_ITEMS]
 
     def item_title(self, item: Paper) -> str:
-        return item.title or item.slug
+        return xml_text(item.title or item.slug)
 
     def item_description(self, item: Paper) -> str:
-        return Truncator(item.abstract).chars(1000)
+        return xml_text(Truncator(item.abstract).chars(1000))
 
     def item_link(self, item: Paper) -> str:
         return item.get_absolute_url()
 
     def item_author_name(self, item: Paper) -> str:
-        return Truncator(item.author_names).chars(200)
+        return xml_text(Truncator(item.author_names).chars(200))
 
     def item_pubdate(self, item: Paper) -> dt.datetime:
         return dt.datetime.combine(item.published, dt.time(), tzinfo=dt.UTC)
@@ -62,13 +72,13 @@ class TaskPapersFeed(LatestPapersFeed):
         return get_object_or_404(Task, slug=slug)
 
     def title(self, obj: Task) -> str:
-        return f"Latest papers on {obj.name} · Code with Papers"
+        return xml_text(f"Latest papers on {obj.name} · Code with Papers")
 
     def link(self, obj: Task) -> str:
         return obj.get_absolute_url()
 
     def subtitle(self, obj: Task) -> str:
-        return f"The newest papers in the Papers with Code archive on {obj.name}."
+        return xml_text(f"The newest papers in the Papers with Code archive on {obj.name}.")
 
     def items(self, obj: Task):
         return Paper.objects.latest().filter(task_links__task=obj).only(*ITEM_FIELDS)[:FEED_ITEMS]
