@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
-import threading
+import re
 import time
 from collections.abc import Callable
 
@@ -29,6 +29,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.backends import redis as redis_backend
 from redis.exceptions import RedisError
+
+from codewithpapers.breaker import CircuitBreaker
 
 VERSION_KEY = "content-version"
 logger = logging.getLogger(__name__)
@@ -101,63 +103,6 @@ def by_version[T](name: str, compute: Callable[[], T]) -> T:
     return value
 
 
-class CircuitBreaker:
-    """Whether to try Redis at all. After a failed call (Redis down, frozen, or cut off
-    behind a partition) every call answers as a cache miss at once, for
-    CACHE_RETRY_SECONDS; then one call tries Redis again while the others keep skipping
-    it. Without this, a frozen Redis made every cache call wait its socket timeout
-    (several a request), and a dead one logged a traceback a call. One warning a window
-    says why the site serves uncached. One breaker per Redis location and process,
-    shared by its threads (Django keeps a cache object per thread)."""
-
-    _registry: dict[str, CircuitBreaker] = {}
-    _registry_lock = threading.Lock()
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.tripped = False
-        self.probing = False  # a call is trying Redis again after a window
-        self.retry_at = 0.0
-
-    @classmethod
-    def for_location(cls, location: str) -> CircuitBreaker:
-        with cls._registry_lock:
-            return cls._registry.setdefault(location, cls())
-
-    def allow(self) -> bool:
-        if not self.tripped:
-            return True
-        with self.lock:
-            now = time.monotonic()
-            if now < self.retry_at:
-                return False
-            # This call tries Redis again; the others skip it until it has answered.
-            self.retry_at = now + settings.CACHE_RETRY_SECONDS
-            self.probing = True
-            return True
-
-    def failed(self, exc: Exception) -> None:
-        with self.lock:
-            # A new window: the first failure, or the retry after a window failed. (Calls
-            # that were already waiting when Redis failed fail too, unannounced.)
-            announce = not self.tripped or self.probing
-            self.tripped, self.probing = True, False
-            self.retry_at = time.monotonic() + settings.CACHE_RETRY_SECONDS
-        if announce:
-            logger.warning(
-                "cache unavailable (%s: %s): serving uncached, trying Redis again in %s s",
-                type(exc).__name__,
-                exc,
-                settings.CACHE_RETRY_SECONDS,
-            )
-
-    def succeeded(self) -> None:
-        if self.tripped:
-            with self.lock:
-                self.tripped = self.probing = False
-            logger.info("cache available again")
-
-
 def _guarded(fallback: Callable[..., object]):
     """A client method that answers `fallback(*args)` instead of waiting for, or failing
     on, a Redis that the breaker says is out."""
@@ -194,13 +139,17 @@ class _SharedClientRedisCacheClient(redis_backend.RedisCacheClient):
     tables) costs more than a cached page's GET itself; a redis.Redis is thread-safe,
     taking a connection from its pool only while a command runs.
 
-    Every call goes through the location's CircuitBreaker: while Redis is out it answers
+    Every call goes through the location's CircuitBreaker (codewithpapers.breaker): after
+    a failed call (Redis down, frozen, or cut off), for CACHE_RETRY_SECONDS, it answers
     as a miss (get: the default, add/touch/delete/has_key: False, get_many: {}, incr:
     None, which django-ratelimit takes as "cannot count" and lets the request through)."""
 
     def __init__(self, servers, **options):
         super().__init__(servers, **options)
-        self.breaker = CircuitBreaker.for_location(",".join(servers))
+        where = ",".join(re.sub(r"//[^@/]*@", "//", server) for server in servers)  # no password
+        self.breaker = CircuitBreaker.named(
+            f"cache ({where})", "serving uncached", settings.CACHE_RETRY_SECONDS
+        )
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)

@@ -164,7 +164,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"json": {"()": "codewithpapers.logs.JsonFormatter"}},
-    "filters": {"without_traceback": {"()": "codewithpapers.logs.WithoutTraceback"}},
+    "filters": {
+        "without_traceback": {"()": "codewithpapers.logs.WithoutTraceback"},
+        "database_down_brief": {"()": "codewithpapers.logs.DatabaseDownBrief"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler"},
         # One JSON object a line on stdout, for the log shipper: see RequestLogMiddleware.
@@ -185,6 +188,8 @@ LOGGING = {
         "django.server": {"level": "ERROR"},
         # A Host header outside ALLOWED_HOSTS is a 400 and one line, not a traceback.
         "django.security.DisallowedHost": {"filters": ["without_traceback"]},
+        # So is each request a database outage turns into a 503.
+        "django.request": {"filters": ["database_down_brief"]},
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
