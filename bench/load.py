@@ -600,7 +600,9 @@ def _fault_report(samples, db_at, redis_at, frozen, after, args) -> None:
             )
     limit = args.statement_timeout + 1
     for name, at in (("database", db_at), ("Redis", redis_at)):
-        during = [s for s in samples if at <= s.started < at + frozen]
+        # Every request in flight while it was frozen: those already waiting when it
+        # froze, and those that came during.
+        during = [s for s in samples if s.started < at + frozen and s.started + s.seconds > at]
         longest = max((s.seconds for s in during), default=0)
         recovered = _recovery(samples, at + frozen, at + frozen + after)
         print(
