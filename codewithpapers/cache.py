@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.cache.backends import redis as redis_backend
 from redis.exceptions import RedisError
 
@@ -78,17 +78,37 @@ def version_time(version: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(version / 1000, tz=dt.UTC)
 
 
+# While Redis is out: aggregates kept in this process's memory for this long (name ->
+# (expiry, value)), a bound on how stale they get that a visitor would hardly notice.
+OUTAGE_MEMO_S = 60.0
+_outage_memo: dict[str, tuple[float, object]] = {}
+
+
+def redis_skipped() -> bool:
+    """Whether the cache is Redis and its circuit breaker is skipping it right now."""
+    backend = caches["default"]
+    return isinstance(backend, RedisCache) and backend.skipping
+
+
 def by_version[T](name: str, compute: Callable[[], T]) -> T:
     """`compute()`, kept in the cache until the content version moves on.
 
     For aggregates over the whole archive that every visitor sees the same way (the
     home page's counts, the unfiltered sample facets): each is computed once per import
-    or admin edit instead of once per page miss, signed-in users included. With no
-    working cache it is computed every time.
+    or admin edit instead of once per page miss, signed-in users included. While Redis
+    is out (its circuit breaker skipping it) each process keeps them for OUTAGE_MEMO_S,
+    so the outage does not add an archive scan to every such page; with no cache at all
+    they are computed every time.
     """
     version = content_version()
     if version is None:
-        return compute()
+        if not redis_skipped():
+            return compute()
+        expires, value = _outage_memo.get(name, (0.0, None))
+        if time.monotonic() >= expires:
+            value = compute()
+            _outage_memo[name] = (time.monotonic() + OUTAGE_MEMO_S, value)
+        return value
     key = f"agg.{version}.{name}"
     try:
         value = cache.get(key)
@@ -179,3 +199,8 @@ class RedisCache(redis_backend.RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _SharedClientRedisCacheClient
+
+    @property
+    def skipping(self) -> bool:
+        """Whether calls are answered as misses now, Redis being out."""
+        return self._cache.breaker.skipping

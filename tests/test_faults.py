@@ -548,3 +548,23 @@ def test_redis_down_logs_one_warning_per_window_and_no_tracebacks(
     assert len(warnings) == 1, [r.getMessage() for r in warnings]
     message = warnings[0].getMessage()
     assert warnings[0].exc_info is None and "cache" in message and "serving uncached" in message
+
+
+@pytest.mark.django_db
+def test_while_redis_is_out_the_home_counts_are_not_recomputed_on_every_page(
+    client, make_paper, settings
+):
+    """The home page's counts scan the whole archive; they are kept per content version
+    in the cache. While Redis is out each process keeps them a minute itself, so an
+    outage does not put an archive scan on every page."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_paper()
+    settings.CACHES = _redis_cache(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
+    with CaptureQueriesContext(connection) as first:
+        assert client.get("/").status_code == 200
+    with CaptureQueriesContext(connection) as second:
+        assert client.get("/").status_code == 200
+    counts = [q["sql"] for q in first.captured_queries if "COUNT(" in q["sql"].upper()]
+    assert counts and len(second) == len(first) - len(counts) - 1, second.captured_queries
