@@ -190,3 +190,22 @@ def test_a_nul_anywhere_in_a_record_is_dropped_and_the_import_goes_on(tmp_path, 
     from papers.models import LeaderboardRow
 
     assert LeaderboardRow.objects.get().metrics == {"Top-1": "1.0"}
+
+
+def test_an_api_page_rejects_only_its_bad_result(tmp_path):
+    """A page of the API's shape ({"count", "results"}) is checked once, each result on
+    its own: the bad one is a reject, the others import."""
+    page = {
+        "count": 3,
+        "results": [
+            {"id": "good-one", "title": "Good one", "abstract": "", "published": None},
+            {"id": "bad-one", "title": "Bad \ud800 one", "abstract": "", "published": None},
+            {"id": "good-two", "title": "Good two", "abstract": "", "published": None},
+        ],
+    }
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page, indent=2))
+    status, _, err = run_import(path, kind="papers")
+    assert status == 1, err
+    assert f"{path}: record 2: field title: a lone surrogate" in err
+    assert sorted(Paper.objects.values_list("slug", flat=True)) == ["good-one", "good-two"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,8 +229,9 @@ class ArchiveReader:
             yield Item(1, None, _too_deep())
             return
         if isinstance(obj.get("results"), list) and "count" in obj:
+            signs = _Signs.of(text, 0, len(text))  # once for the page, not once a result
             for number, data in enumerate(obj["results"], 1):
-                yield Item(number, None, check_record(data, text, 0, len(text)))
+                yield Item(number, None, _checked(data, signs, lambda d=data: json.dumps(d)))
         else:
             yield Item(1, None, check_record(obj, text, 0, len(text)))
 
@@ -287,20 +288,41 @@ def check_record(data: Any, text: str, start: int, end: int) -> Any:
     which PostgreSQL cannot store in text or JSON, are dropped from every string, as
     normalise.text drops them from text fields. The text is looked at first (C speed),
     so an ordinary record is not walked at all."""
-    brackets = text.count("[", start, end) + text.count("{", start, end)
-    if brackets > MAX_DEPTH and _depth(data) > MAX_DEPTH:
-        return _Unparseable(_too_deep().reason, text[start:end])
-    maybe = text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
-    if maybe and _SURROGATE_ESCAPE.search(text, start, end) and (where := _surrogate_at(data)):
+    return _checked(data, _Signs.of(text, start, end), lambda: text[start:end])
+
+
+@dataclass(slots=True)
+class _Signs:
+    """What a record's JSON text says about it: whether it may nest too deep (enough
+    brackets), hold a lone surrogate (a \\u escape of one) or a NUL (\\u0000)."""
+
+    deep: bool
+    surrogate: bool
+    nul: bool
+
+    @classmethod
+    def of(cls, text: str, start: int, end: int) -> _Signs:
+        brackets = text.count("[", start, end) + text.count("{", start, end)
+        escape = text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
+        return cls(
+            deep=brackets > MAX_DEPTH,
+            surrogate=escape and _SURROGATE_ESCAPE.search(text, start, end) is not None,
+            nul=text.find("\\u0000", start, end) >= 0,
+        )
+
+
+def _checked(data: Any, signs: _Signs, raw: Callable[[], str]) -> Any:
+    """check_record() of `data`, given the signs of its text and how to get its text."""
+    if signs.deep and _depth(data) > MAX_DEPTH:
+        return _Unparseable(_too_deep().reason, raw())
+    if signs.surrogate and (where := _surrogate_at(data)):
         character = _SURROGATE.search(where[1]).group()
         return _Unparseable(
             f"a lone surrogate ({character.encode('unicode_escape').decode()}) is not Unicode",
-            text[start:end],
+            raw(),
             where[0],
         )
-    if text.find("\\u0000", start, end) >= 0:
-        return _without_nul(data)
-    return data
+    return _without_nul(data) if signs.nul else data
 
 
 def _without_nul(data: Any) -> Any:
