@@ -252,7 +252,7 @@ CACHES = {
     )
 }
 # After a failed call to Redis the site serves uncached for this long before trying it
-# again (codewithpapers.cache.CircuitBreaker), so a Redis outage costs no request more
+# again (codewithpapers.breaker), so a Redis outage costs no request more
 # than one socket timeout.
 CACHE_RETRY_SECONDS = env_int("CACHE_RETRY_SECONDS", 5, minimum=1)
 # Paths the page cache never stores (prefixes).
