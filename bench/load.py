@@ -16,6 +16,18 @@ Phases, in one run (the numbers are comparable because the machine is the same):
 Prints one table (requests/s, p50/p95/p99 in ms, errors) with a row per phase and per
 kind of page. The database is only read (nothing an anonymous GET does writes to it).
 Rate limits are off for the run: every client shares 127.0.0.1.
+
+    .venv/bin/python bench/load.py --faults-only          # phase 4 alone
+
+4. faults (--faults, or --faults-only): the mix, cache warm, plus searches never asked
+   before (so some requests always need the database), while first the database and
+   then Redis stop answering for --freeze seconds each. The database is reached
+   through a TCP proxy this script runs, which stops passing bytes both ways (the
+   sockets stay open, as with SIGSTOP on the server or a network partition: no
+   other session's database is touched); Redis is a private redis-server on its own
+   port, stopped with SIGSTOP. Prints a table per window (before, frozen, after the
+   thaw) with errors, p99 and the longest wait, the time each took to recover, and
+   whether anything was lost (requests with no answer, rows changed).
 """
 
 from __future__ import annotations
@@ -23,12 +35,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import re
+import resource
+import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import defaultdict
@@ -113,6 +130,14 @@ def url_pool(env: dict[str, str], size: int, seed: int) -> dict[str, list[str]]:
             "/api/v1/papers/?" + urlencode({"q": w}) for w in words[: size // 8]
         ]
     return pool
+
+
+def _words(pool: dict[str, list[str]]) -> list[str]:
+    """The words the pool's searches were drawn from."""
+    from urllib.parse import parse_qs, urlsplit
+
+    found = {w for url in pool["search"] for w in parse_qs(urlsplit(url).query)["q"][0].split()}
+    return sorted(found)
 
 
 def collect_static(env: dict[str, str]) -> str:
@@ -278,6 +303,316 @@ def rows_for(name: str, results: Results) -> list[tuple]:
     ]
 
 
+# --- phase 4: faults ---------------------------------------------------------------------
+
+FRESH_SHARE = 10  # weight of never-asked searches in the fault phase's mix (others: MIX)
+REQUEST_TIMEOUT_S = 60.0  # a client gives up on a request after this long (counted lost)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _proxy_main(port: int, target: tuple[str, int], frozen, ready) -> None:
+    """A TCP proxy that passes nothing, either way, while `frozen` is set: to the site,
+    a database that stopped answering (its connections stay open)."""
+
+    async def hold() -> None:
+        while frozen.is_set():
+            await asyncio.sleep(0.02)
+
+    async def pump(reader, writer) -> None:
+        try:
+            while data := await reader.read(65536):
+                await hold()
+                writer.write(data)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    async def handle(client_reader, client_writer) -> None:
+        await hold()  # a new connection is accepted, then hears nothing
+        try:
+            server_reader, server_writer = await asyncio.open_connection(*target)
+        except OSError:
+            client_writer.close()
+            return
+        await asyncio.gather(
+            pump(client_reader, server_writer), pump(server_reader, client_writer)
+        )
+
+    async def serve() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", port)
+        ready.set()
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(serve())
+
+
+class FreezableProxy:
+    def __init__(self, host: str, port: int):
+        context = multiprocessing.get_context("spawn")
+        self.port = free_port()
+        self.frozen, ready = context.Event(), context.Event()
+        self.process = context.Process(
+            target=_proxy_main, args=(self.port, (host, port), self.frozen, ready), daemon=True
+        )
+        self.process.start()
+        if not ready.wait(30):
+            raise SystemExit("the database proxy did not start")
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.join()
+
+
+class PrivateRedis:
+    """A redis-server of this run's own, on a free port: stopping it disturbs no one."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.directory = tempfile.mkdtemp(prefix="cwp-bench-redis-")
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--dir", self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("redis-server did not start")
+
+    def close(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
+        self.process.terminate()
+        self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@dataclass
+class Sample:
+    started: float  # seconds since the phase began
+    seconds: float
+    status: int | None  # None: no answer (connection error or REQUEST_TIMEOUT_S)
+    kind: str
+
+
+async def _timed_client(port, draw, stop, t0, samples: list[Sample], seed: int) -> None:
+    rng = random.Random(seed)
+    reader = writer = None
+    while time.monotonic() < stop:
+        kind, path = draw(rng)
+        started = time.monotonic()
+        try:
+            if writer is None:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            status = await asyncio.wait_for(_get(reader, writer, path), REQUEST_TIMEOUT_S)
+        except (OSError, asyncio.IncompleteReadError, ValueError, TimeoutError):
+            status = None
+            if writer is not None:
+                writer.close()
+            writer = None
+        samples.append(Sample(started - t0, time.monotonic() - started, status, kind))
+        if status is None:
+            await asyncio.sleep(0.05)
+    if writer is not None:
+        writer.close()
+
+
+def fault_drawer(pool: dict[str, list[str]], words: list[str]):
+    """The mix, plus searches never asked before (FRESH_SHARE): cache misses that need
+    the database whatever the cache holds."""
+    regular = mix_drawer(pool)
+
+    def draw(rng: random.Random) -> tuple[str, str]:
+        if rng.randrange(100 + FRESH_SHARE) < FRESH_SHARE:
+            query = " ".join(rng.sample(words, 2)) + f" {rng.randrange(10**9)}"
+            return "fresh", "/search?" + urlencode({"q": query})
+        return regular(rng)
+
+    return draw
+
+
+def _tree_cpu(root: int) -> float:
+    """User + system CPU seconds of `root` and its descendants so far (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents, cpu = {}, {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                fields = stat.rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+            cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+    total = 0.0
+    for pid, seconds in cpu.items():
+        walk = pid
+        while walk and walk != root:
+            walk = parents.get(walk, 0)
+        if walk == root:
+            total += seconds
+    return total
+
+
+def run_faults(args, env: dict[str, str], pool, words: list[str], out: Path) -> None:
+    """Phase 4: the database, then Redis, stop answering under the load mix."""
+    from urllib.parse import urlsplit
+
+    database = urlsplit(args.database_url)
+    if database.scheme not in {"postgres", "postgresql"}:
+        raise SystemExit("the fault phase needs PostgreSQL (its proxy stands in for the server)")
+    proxy = FreezableProxy(database.hostname or "127.0.0.1", database.port or 5432)
+    redis_server = PrivateRedis()
+    netloc = database.netloc.rsplit("@", 1)
+    auth = netloc[0] + "@" if len(netloc) == 2 else ""
+    proxied = database._replace(netloc=f"{auth}127.0.0.1:{proxy.port}").geturl()
+    fault_env = env | {"DATABASE_URL": proxied, "CACHE_URL": redis_server.url}
+    count = _paper_count(env)
+    port = free_port()
+    calm, frozen, after = args.calm, args.freeze, args.after
+    db_at = calm
+    redis_at = db_at + frozen + after
+    total = redis_at + frozen + after
+    samples: list[Sample] = []
+    try:
+        with Server(fault_env, port, out / "gunicorn-faults.log") as server:
+            seconds = warm(port, pool, 16)
+            print(f"fault phase: cache warmed in {seconds:.0f} s", flush=True)
+            run_phase(port, mix_drawer(pool), args.clients, args.warmup, False)
+            cpu_before = _tree_cpu(server.process.pid)
+            usage_before = resource.getrusage(resource.RUSAGE_SELF)
+            draw = fault_drawer(pool, words)
+
+            async def main():
+                t0 = time.monotonic()
+                stop = t0 + total
+
+                async def faults():
+                    await asyncio.sleep(db_at)
+                    proxy.frozen.set()
+                    await asyncio.sleep(frozen)
+                    proxy.frozen.clear()
+                    await asyncio.sleep(redis_at - db_at - frozen)
+                    os.kill(redis_server.process.pid, signal.SIGSTOP)
+                    await asyncio.sleep(frozen)
+                    os.kill(redis_server.process.pid, signal.SIGCONT)
+
+                clients = (
+                    _timed_client(port, draw, stop, t0, samples, n) for n in range(args.clients)
+                )
+                await asyncio.gather(faults(), *clients)
+
+            started = time.monotonic()
+            asyncio.run(main())
+            wall = time.monotonic() - started
+            server_cpu = _tree_cpu(server.process.pid) - cpu_before
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            client_cpu = (usage.ru_utime - usage_before.ru_utime) + (
+                usage.ru_stime - usage_before.ru_stime
+            )
+    finally:
+        proxy.close()
+        redis_server.close()
+    _fault_report(samples, db_at, redis_at, frozen, after, args)
+    print(
+        f"\nfault phase: {wall:.0f} s wall; CPU: gunicorn {server_cpu:.0f} s, "
+        f"clients {client_cpu:.0f} s; load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    after_count = _paper_count(env)
+    same = "the same" if after_count == count else "DIFFERENT"
+    print(f"papers before and after: {count:,} and {after_count:,} ({same})")
+
+
+def _paper_count(env: dict[str, str]) -> int:
+    from django.db import connections
+
+    connections.close_all()
+    from papers.models import Paper
+
+    return Paper.objects.count()
+
+
+def _failed(sample: Sample) -> bool:
+    return sample.status is None or sample.status >= 500
+
+
+def _window_row(name: str, chosen: list[Sample], seconds: float) -> tuple:
+    waits = [s.seconds for s in chosen]
+    errors = sum(1 for s in chosen if _failed(s))
+    lost = sum(1 for s in chosen if s.status is None)
+    return (
+        name,
+        len(chosen) / seconds if seconds else 0,
+        errors,
+        lost,
+        percentile(waits, 0.5),
+        percentile(waits, 0.99),
+        max(waits, default=0) * 1000,
+    )
+
+
+def _recovery(samples: list[Sample], thaw: float, until: float) -> float:
+    """Seconds from the thaw to the answer of the last request started after it that
+    failed (0: none did)."""
+    late = [
+        s.started + s.seconds - thaw for s in samples if thaw <= s.started < until and _failed(s)
+    ]
+    return max(late, default=0.0)
+
+
+def _fault_report(samples, db_at, redis_at, frozen, after, args) -> None:
+    windows = [
+        ("before", 0, db_at),
+        ("database frozen", db_at, db_at + frozen),
+        ("after the database thaws", db_at + frozen, redis_at),
+        ("Redis frozen", redis_at, redis_at + frozen),
+        ("after Redis thaws", redis_at + frozen, redis_at + frozen + after),
+    ]
+    print(
+        f"\n{'window':<28}{'req/s':>8}{'errors':>8}{'lost':>6}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'max ms':>9}"
+    )
+    for name, start, end in windows:
+        chosen = [s for s in samples if start <= s.started < end]
+        row = _window_row(name, chosen, end - start)
+        print(
+            f"{row[0]:<28}{row[1]:>8.0f}{row[2]:>8}{row[3]:>6}{row[4]:>9.1f}{row[5]:>9.1f}{row[6]:>9.1f}"
+        )
+        fresh = [s for s in chosen if s.kind == "fresh"]
+        if fresh:
+            row = _window_row("  never-asked searches", fresh, end - start)
+            print(
+                f"{row[0]:<28}{row[1]:>8.0f}{row[2]:>8}{row[3]:>6}{row[4]:>9.1f}{row[5]:>9.1f}{row[6]:>9.1f}"
+            )
+    limit = args.statement_timeout + 1
+    for name, at in (("database", db_at), ("Redis", redis_at)):
+        # Every request in flight while it was frozen: those already waiting when it
+        # froze, and those that came during.
+        during = [s for s in samples if s.started < at + frozen and s.started + s.seconds > at]
+        longest = max((s.seconds for s in during), default=0)
+        recovered = _recovery(samples, at + frozen, at + frozen + after)
+        print(
+            f"{name} frozen {frozen:.0f} s: longest wait {longest:.1f} s (goal ≤ {limit:.0f} s); "
+            f"recovered {recovered:.1f} s after the thaw (goal ≤ 5 s)"
+        )
+    lost = sum(1 for s in samples if s.status is None)
+    print(f"requests without an answer: {lost} of {len(samples):,}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/cwp_full")
@@ -291,11 +626,20 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--pool", type=int, default=2000, help="paper pages in the URL pool")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--faults", action="store_true", help="add the fault phase")
+    parser.add_argument("--faults-only", action="store_true", help="run the fault phase alone")
+    parser.add_argument("--freeze", type=float, default=10, help="seconds each fault lasts")
+    parser.add_argument("--calm", type=float, default=10, help="seconds before the first")
+    parser.add_argument("--after", type=float, default=15, help="seconds after each thaw")
+    parser.add_argument(
+        "--statement-timeout", type=float, default=5, help="the site's, in seconds"
+    )
     args = parser.parse_args()
 
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
     env = base_env(args.database_url, args.cache_url, out / "static", args)
+    env["DATABASE_STATEMENT_TIMEOUT_MS"] = str(int(args.statement_timeout * 1000))
     static_path = collect_static(env)
     pool = url_pool(env, args.pool, args.seed)
     print(
@@ -303,6 +647,9 @@ def main() -> None:
         f"{args.clients} clients; gunicorn {args.workers} workers x {args.threads} threads",
         flush=True,
     )
+    if args.faults_only:
+        run_faults(args, env, pool, _words(pool), out)
+        return
     table = []
     port = 18000 + os.getpid() % 1000
     with Server(env, port, out / "gunicorn-cached.log"):
@@ -332,6 +679,8 @@ def main() -> None:
         f"\ncache warm: {warm_rate / static_rate:.0%} of the static-file rate; "
         f"{warm_rate / cold_rate:.1f}x the uncached rate"
     )
+    if args.faults:
+        run_faults(args, env, pool, _words(pool), out)
     if env["CACHE_URL"].startswith("redis://"):
         import redis
 

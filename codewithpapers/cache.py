@@ -12,20 +12,25 @@ has its own, which lapses after CACHE_TTL: a bump reaches the process that made 
 once, and the others (other workers, a running server when an import ran beside it)
 within CACHE_TTL.
 
-A cache that fails (Redis down) never fails a request: these functions answer None and
-callers serve uncached.
+A cache that fails (Redis down) never fails a request: RedisCache's circuit breaker
+answers its calls as misses, these functions answer None, and callers serve uncached.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
+import re
 import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.cache.backends import redis as redis_backend
+from redis.exceptions import RedisError
+
+from codewithpapers.breaker import CircuitBreaker
 
 VERSION_KEY = "content-version"
 logger = logging.getLogger(__name__)
@@ -73,17 +78,37 @@ def version_time(version: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(version / 1000, tz=dt.UTC)
 
 
+# While Redis is out: aggregates kept in this process's memory for this long (name ->
+# (expiry, value)), a bound on how stale they get that a visitor would hardly notice.
+OUTAGE_MEMO_S = 60.0
+_outage_memo: dict[str, tuple[float, object]] = {}
+
+
+def redis_skipped() -> bool:
+    """Whether the cache is Redis and its circuit breaker is skipping it right now."""
+    backend = caches["default"]
+    return isinstance(backend, RedisCache) and backend.skipping
+
+
 def by_version[T](name: str, compute: Callable[[], T]) -> T:
     """`compute()`, kept in the cache until the content version moves on.
 
     For aggregates over the whole archive that every visitor sees the same way (the
     home page's counts, the unfiltered sample facets): each is computed once per import
-    or admin edit instead of once per page miss, signed-in users included. With no
-    working cache it is computed every time.
+    or admin edit instead of once per page miss, signed-in users included. While Redis
+    is out (its circuit breaker skipping it) each process keeps them for OUTAGE_MEMO_S,
+    so the outage does not add an archive scan to every such page; with no cache at all
+    they are computed every time.
     """
     version = content_version()
     if version is None:
-        return compute()
+        if not redis_skipped():
+            return compute()
+        expires, value = _outage_memo.get(name, (0.0, None))
+        if time.monotonic() >= expires:
+            value = compute()
+            _outage_memo[name] = (time.monotonic() + OUTAGE_MEMO_S, value)
+        return value
     key = f"agg.{version}.{name}"
     try:
         value = cache.get(key)
@@ -98,11 +123,53 @@ def by_version[T](name: str, compute: Callable[[], T]) -> T:
     return value
 
 
+def _guarded(fallback: Callable[..., object]):
+    """A client method that answers `fallback(*args)` instead of waiting for, or failing
+    on, a Redis that the breaker says is out."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            if not self.breaker.allow():
+                return fallback(*args)
+            try:
+                result = method(self, *args, **kwargs)
+            except RedisError as exc:
+                self.breaker.failed(exc)
+                return fallback(*args)
+            self.breaker.succeeded()
+            return result
+
+        return guarded
+
+    return decorate
+
+
+def _false(*args) -> bool:
+    return False
+
+
+def _none(*args) -> None:
+    return None
+
+
 class _SharedClientRedisCacheClient(redis_backend.RedisCacheClient):
     """Django's Redis client, reusing one redis.Redis per connection pool. Django builds
     a new redis.Redis for every cache call, and its constructor (the command-callback
     tables) costs more than a cached page's GET itself; a redis.Redis is thread-safe,
-    taking a connection from its pool only while a command runs."""
+    taking a connection from its pool only while a command runs.
+
+    Every call goes through the location's CircuitBreaker (codewithpapers.breaker): after
+    a failed call (Redis down, frozen, or cut off), for CACHE_RETRY_SECONDS, it answers
+    as a miss (get: the default, add/touch/delete/has_key: False, get_many: {}, incr:
+    None, which django-ratelimit takes as "cannot count" and lets the request through)."""
+
+    def __init__(self, servers, **options):
+        super().__init__(servers, **options)
+        where = ",".join(re.sub(r"//[^@/]*@", "//", server) for server in servers)  # no password
+        self.breaker = CircuitBreaker.named(
+            f"cache ({where})", "serving uncached", settings.CACHE_RETRY_SECONDS
+        )
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)
@@ -112,10 +179,28 @@ class _SharedClientRedisCacheClient(redis_backend.RedisCacheClient):
             client = clients[id(pool)] = self._client(connection_pool=pool)
         return client
 
+    get = _guarded(lambda key, default: default)(redis_backend.RedisCacheClient.get)
+    get_many = _guarded(lambda keys: {})(redis_backend.RedisCacheClient.get_many)
+    add = _guarded(_false)(redis_backend.RedisCacheClient.add)
+    set = _guarded(_none)(redis_backend.RedisCacheClient.set)
+    set_many = _guarded(lambda data, timeout: [])(redis_backend.RedisCacheClient.set_many)
+    touch = _guarded(_false)(redis_backend.RedisCacheClient.touch)
+    delete = _guarded(_false)(redis_backend.RedisCacheClient.delete)
+    delete_many = _guarded(_none)(redis_backend.RedisCacheClient.delete_many)
+    has_key = _guarded(_false)(redis_backend.RedisCacheClient.has_key)
+    incr = _guarded(_none)(redis_backend.RedisCacheClient.incr)
+    clear = _guarded(_false)(redis_backend.RedisCacheClient.clear)
+
 
 class RedisCache(redis_backend.RedisCache):
-    """Django's built-in RedisCache, with one redis.Redis per pool (see above)."""
+    """Django's built-in RedisCache, with one redis.Redis per pool and a circuit breaker
+    (see above)."""
 
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _SharedClientRedisCacheClient
+
+    @property
+    def skipping(self) -> bool:
+        """Whether calls are answered as misses now, Redis being out."""
+        return self._cache.breaker.skipping

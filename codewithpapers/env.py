@@ -60,6 +60,13 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 SESSION_OPTIONS = "-c jit=off -c random_page_cost=1.1"  # PostgreSQL, see parse_database_url
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 3,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 20_000,  # ms an unacknowledged write may wait
+}
 
 
 def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) -> dict:
@@ -73,7 +80,8 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
             raise ImproperlyConfigured(f"{name} names no SQLite file: {url!r}")
         path = raw_path if raw_path == ":memory:" else str((base_dir / raw_path).resolve())
         return {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's, with the site's statement timeout (codewithpapers.backends).
+            "ENGINE": "codewithpapers.backends.sqlite3",
             "NAME": path,
             "OPTIONS": {
                 # IMMEDIATE takes the write lock at BEGIN, so two writers queue on
@@ -99,7 +107,9 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
             raise ImproperlyConfigured(f"{name} has an invalid port: {url!r}") from None
         options = dict(parse_qsl(parts.query))
         return {
-            "ENGINE": "django.db.backends.postgresql",
+            # Django's, with the site's statement timeout and a bound on waiting for a
+            # server that has gone silent (codewithpapers.backends).
+            "ENGINE": "codewithpapers.backends.postgresql",
             "NAME": database,
             "USER": unquote(parts.username or ""),
             "PASSWORD": unquote(parts.password or ""),
@@ -113,7 +123,15 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
             # random_page_cost 1.1 (the data is in memory or on SSD): at the default 4
             # the search window (the first matches by id) of a phrase was planned as a
             # sort of all 190k matches, 0.6 s, instead of a walk of the primary key.
-            "OPTIONS": {"connect_timeout": 2, "options": SESSION_OPTIONS, **options},
+            # TCP keepalives and tcp_user_timeout: a server behind a network partition
+            # is given up on within about 20 s instead of the kernel's ~2 hours (a
+            # request gives up sooner still, see codewithpapers.backends).
+            "OPTIONS": {
+                "connect_timeout": 2,
+                "options": SESSION_OPTIONS,
+                **KEEPALIVES,
+                **options,
+            },
         }
     raise ImproperlyConfigured(
         f"{name} must start with sqlite:// or postgres://, got {scheme or 'no scheme'!r}"

@@ -6,26 +6,37 @@ JSON API under /api/) are logged, limited and cached without touching this file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import logging
 import math
+import random
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import DisallowedHost
-from django.db import connections
-from django.http import HttpRequest, HttpResponse
+from django.db import InterfaceError, OperationalError, connections
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response, get_max_age, patch_vary_headers
+from django.utils.encoding import escape_uri_path
 from django.utils.http import parse_http_date_safe
 from django_ratelimit.core import get_usage
 
 from codewithpapers.cache import VERSION_KEY, bump_content_version, content_version
-from codewithpapers.routers import reading_from_replicas
+from codewithpapers.routers import (
+    healthy_replicas,
+    mark_down,
+    read_alias,
+    reading_from,
+    reading_from_replicas,
+)
 from papers.api.http import error as api_error
 
 request_log = logging.getLogger("codewithpapers.requests")
@@ -33,10 +44,37 @@ logger = logging.getLogger(__name__)
 
 # The request headers a cached page's content can depend on: the htmx ones (fragment or
 # whole page, and which element asked), so fragments and pages never mix, and Cookie
-# (the signed-in user). Every cached response varies on the same list: Django keeps one
-# header list per URL, and a fragment that did not vary on Cookie would otherwise make
-# the next page lookup miss.
+# (the signed-in user). Every cached response says it varies on them, for the caches
+# between the site and its visitors.
 CACHE_VARY = ("Cookie", "HX-Request", "HX-History-Restore-Request", "HX-Trigger")
+# Those the page cache keys every page by. Cookie is not among them: a request that may
+# carry a session is never cached, and no other cookie changes a page. Which element
+# triggered an htmx request counts only for the pages that read it (see `reads`).
+KEY_HEADERS = ("HX-Request", "HX-History-Restore-Request")
+
+
+def reads(*parameters: str, headers: tuple[str, ...] = ()):
+    """Declares what a page's content depends on beyond its path: these query parameters
+    and, besides the htmx ones, these request headers. The page cache keys the page by
+    them alone, and redirects a request naming any other parameter (`?utm_source=…`,
+    `?junk=1`) to the URL without it, so each distinct page is rendered and stored once.
+    Views that declare nothing (the API, which refuses unknown parameters with a 400)
+    are keyed by their whole URL."""
+
+    def mark(view):
+        view.page_reads = (frozenset(parameters), tuple(headers))
+        return view
+
+    return mark
+
+
+def page_reads(request: HttpRequest) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """What the view of this path declared with `reads`, or None."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return None
+    return getattr(match.func, "page_reads", None)
 
 
 class _QueryCounter:
@@ -193,14 +231,57 @@ def _cacheable_response(response: HttpResponse) -> bool:
     return get_max_age(response) != 0
 
 
-def page_key(request: HttpRequest) -> str:
-    """The cache key of a page: its full URL and the CACHE_VARY request headers. Every
-    cached response varies on that same list, so the key is computed, not learned (no
-    per-URL header list to fetch first, as Django's own cache middleware does)."""
-    parts = [request.build_absolute_uri()]  # a HEAD is answered from the GET's entry
-    parts += [request.headers.get(header, "") for header in CACHE_VARY]
+def page_key(request: HttpRequest, declared: tuple[frozenset[str], tuple[str, ...]] | None) -> str:
+    """The cache key of a page: scheme, host and path, the query parameters the page
+    reads (in a fixed order) and the request headers it reads; a page that declares
+    nothing, by its full URL and the htmx headers. The key is computed, not learned (no
+    per-URL header list to fetch first, as Django's own cache middleware does); a HEAD
+    is answered from the GET's entry."""
+    if declared is None:
+        parts = [request.build_absolute_uri(), *(request.headers.get(h, "") for h in CACHE_VARY)]
+    else:
+        # Only declared parameters are left (canonical_redirect sent the others away).
+        headers = declared[1]
+        query = urlencode(
+            [(name, request.GET.getlist(name)) for name in sorted(request.GET)], doseq=True
+        )
+        parts = [f"{request.scheme}://{request.get_host()}{escape_uri_path(request.path)}", query]
+        parts += [request.headers.get(header, "") for header in (*KEY_HEADERS, *headers)]
     digest = hashlib.md5("\n".join(parts).encode(), usedforsecurity=False).hexdigest()
     return f"page.{digest}"
+
+
+def canonical_redirect(
+    request: HttpRequest, declared: tuple[frozenset[str], tuple[str, ...]] | None
+) -> HttpResponse | None:
+    """A 301 to the URL without the query parameters the page does not read, if any."""
+    if declared is None or all(name in declared[0] for name in request.GET):
+        return None
+    kept = [(name, values) for name, values in request.GET.lists() if name in declared[0]]
+    query = urlencode(kept, doseq=True)
+    return HttpResponsePermanentRedirect(
+        escape_uri_path(request.path) + (f"?{query}" if query else "")
+    )
+
+
+def render_limit(request: HttpRequest) -> HttpResponse | None:
+    """A 429 when this client has rendered RATELIMIT_RENDERS' allowance of a heavy page
+    that the cache did not hold (sitemaps: thousands of URLs each); None otherwise."""
+    for prefix, rate in settings.RATELIMIT_RENDERS.items():
+        if request.path.startswith(prefix):
+            try:
+                usage = get_usage(
+                    request,
+                    group=f"render:{prefix}",
+                    key=client_address,
+                    rate=rate,
+                    increment=True,
+                )
+            except Exception:
+                return None
+            if usage and usage["should_limit"] and usage["limit"]:
+                return too_many_requests(request, max(1, math.ceil(usage["time_left"])))
+    return None
 
 
 class PageCacheMiddleware:
@@ -231,9 +312,14 @@ class PageCacheMiddleware:
             if response.status_code < 500:
                 bump_content_version()
             return response
+        if request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        declared = page_reads(request)
+        if redirect := canonical_redirect(request, declared):
+            return redirect
         if not _cacheable_request(request):
             return self.get_response(request)
-        key = page_key(request)
+        key = page_key(request, declared)
         try:
             found = cache.get_many([VERSION_KEY, key])
         except Exception:
@@ -247,6 +333,8 @@ class PageCacheMiddleware:
             cached = entry[1]
             cached["X-Cache"] = "hit"
             return self._conditional(request, cached)
+        if refused := render_limit(request):
+            return refused
         response = self.get_response(request)
         if request.method == "GET" and _cacheable_response(response):
             patch_vary_headers(response, CACHE_VARY)
@@ -276,10 +364,29 @@ class PageCacheMiddleware:
 # --- read replicas --------------------------------------------------------------------
 
 
+# Errors of the database itself, not of the query: the server answered with one of
+# these SQLSTATE classes, or (no SQLSTATE) never answered at all.
+_SERVER_GONE = ("08", "57P")  # connection exception; shutdown, cannot connect now
+
+
+def replica_is_gone(exception: Exception) -> bool:
+    """Whether a database error says the replica itself is unusable (refused, dropped,
+    silent, shutting down, starting up), rather than one query failing on it (a
+    statement timeout, a conflict with recovery): only then is it left out for a while."""
+    sqlstate = getattr(exception.__cause__, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(_SERVER_GONE)
+
+
 class ReplicaRoutingMiddleware:
     """Lets anonymous GET/HEAD requests outside the admin read from the replicas
     (codewithpapers.routers). Everything else reads the primary: the admin, any write,
-    and anyone with a session (staff see their own edits at once)."""
+    and anyone with a session (staff see their own edits at once).
+
+    A request whose replica fails (it cannot be reached, stops answering, or cancels the
+    query) is run again on another replica, or on the primary when none is left; a
+    replica that cannot be reached is left out of later requests for a while
+    (routers.REPLICA_RETRY_S). So a dead replica costs readers nothing but the time it
+    took to find out."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -292,3 +399,29 @@ class ReplicaRoutingMiddleware:
         )
         with reading_from_replicas(allowed):
             return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        failed = read_alias()
+        if failed is None or not isinstance(exception, (OperationalError, InterfaceError)):
+            return None  # not a replica's failure: the error handlers answer
+        match, tried = request.resolver_match, set()
+        while failed is not None:
+            tried.add(failed)
+            if replica_is_gone(exception):
+                mark_down(failed)
+                logger.warning("replica %s failed (%s): reading elsewhere", failed, exception)
+            with contextlib.suppress(Exception):
+                connections[failed].close()
+            others = [alias for alias in healthy_replicas() if alias not in tried]
+            alias = random.choice(others) if others else None
+            with reading_from(alias):
+                try:
+                    response = match.func(request, *match.args, **match.kwargs)
+                    if hasattr(response, "render") and not response.is_rendered:
+                        response = response.render()
+                    return response
+                except (OperationalError, InterfaceError) as error:
+                    if alias is None:
+                        raise  # the primary failed too: the 503
+                    failed, exception = alias, error
+        return None

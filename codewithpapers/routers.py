@@ -10,6 +10,8 @@ writes ever reads a replica's possibly older rows first.
 from __future__ import annotations
 
 import random
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -17,24 +19,58 @@ from contextvars import ContextVar
 from django.conf import settings
 
 PRIMARY = "default"
+# How long a replica that failed is left out before requests try it again (per process;
+# /healthz, which load balancers call every few seconds, brings it back sooner).
+REPLICA_RETRY_S = 15.0
 # The replica this request reads from (one per request, so its pages are consistent
 # with themselves), or None: the primary.
 _read_alias: ContextVar[str | None] = ContextVar("read_alias", default=None)
+_down_until: dict[str, float] = {}
+_down_lock = threading.Lock()
 
 
 def replica_aliases() -> list[str]:
     return [alias for alias in settings.DATABASES if alias.startswith("replica_")]
 
 
+def healthy_replicas() -> list[str]:
+    now = time.monotonic()
+    return [alias for alias in replica_aliases() if _down_until.get(alias, 0.0) <= now]
+
+
+def mark_down(alias: str) -> None:
+    """Leave this replica out of new requests for REPLICA_RETRY_S."""
+    with _down_lock:
+        _down_until[alias] = time.monotonic() + REPLICA_RETRY_S
+
+
+def mark_up(alias: str) -> None:
+    with _down_lock:
+        _down_until.pop(alias, None)
+
+
+def read_alias() -> str | None:
+    """The replica this request reads from, or None (the primary)."""
+    return _read_alias.get()
+
+
 @contextmanager
-def reading_from_replicas(allowed: bool = True) -> Iterator[None]:
-    """Within the block reads go to one replica picked at random (when any is set)."""
-    replicas = replica_aliases() if allowed else []
-    token = _read_alias.set(random.choice(replicas) if replicas else None)
+def reading_from(alias: str | None) -> Iterator[None]:
+    """Within the block reads go to `alias` (None: the primary)."""
+    token = _read_alias.set(alias)
     try:
         yield
     finally:
         _read_alias.reset(token)
+
+
+@contextmanager
+def reading_from_replicas(allowed: bool = True) -> Iterator[None]:
+    """Within the block reads go to one replica picked at random among those not left
+    out after a failure (the primary when none is set or all are out)."""
+    replicas = healthy_replicas() if allowed else []
+    with reading_from(random.choice(replicas) if replicas else None):
+        yield
 
 
 class ReplicaRouter:

@@ -108,6 +108,10 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", [])):
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica_{_number}"] = _replica
 DATABASE_ROUTERS = ["codewithpapers.routers.ReplicaRouter"]
+# The longest a statement of the site's may run (gunicorn, runserver; management commands
+# and scripts have no limit): past it the request is a 503. 0 turns it off. See
+# codewithpapers.backends, which wsgi.py and asgi.py call.
+DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 5000, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -163,6 +167,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"json": {"()": "codewithpapers.logs.JsonFormatter"}},
+    "filters": {
+        "without_traceback": {"()": "codewithpapers.logs.WithoutTraceback"},
+        "database_down_brief": {"()": "codewithpapers.logs.DatabaseDownBrief"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler"},
         # One JSON object a line on stdout, for the log shipper: see RequestLogMiddleware.
@@ -181,6 +189,10 @@ LOGGING = {
         # RequestLogMiddleware logs every request; Django's own 4xx/5xx lines would repeat
         # them (a 5xx's traceback still goes to stderr through django.request).
         "django.server": {"level": "ERROR"},
+        # A Host header outside ALLOWED_HOSTS is a 400 and one line, not a traceback.
+        "django.security.DisallowedHost": {"filters": ["without_traceback"]},
+        # So is each request a database outage turns into a 503.
+        "django.request": {"filters": ["database_down_brief"]},
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
@@ -242,6 +254,10 @@ CACHES = {
         key_prefix=env_str("CACHE_KEY_PREFIX", "cwp"),
     )
 }
+# After a failed call to Redis the site serves uncached for this long before trying it
+# again (codewithpapers.breaker), so a Redis outage costs no request more
+# than one socket timeout.
+CACHE_RETRY_SECONDS = env_int("CACHE_RETRY_SECONDS", 5, minimum=1)
 # Paths the page cache never stores (prefixes).
 PAGE_CACHE_EXCLUDE = ["/admin/", "/healthz", "/static/"]
 # Writes under these prefixes (the admin's forms and actions) invalidate the page cache.
@@ -259,6 +275,14 @@ RATELIMITS = {
     )
     if rate
 }
+# Renders of heavy pages the page cache did not hold, per client address and path prefix
+# (sitemap pages list thousands of URLs): past the rate a 429 (cached pages still serve).
+RATELIMIT_RENDERS = {
+    prefix: rate for prefix, rate in (("/sitemap", env_rate("RATELIMIT_SITEMAP", "30/m")),) if rate
+}
+# Failed sign-ins to the admin allowed per client address, and per user name, in a window
+# (codewithpapers.views.admin_login); past them the login answers 429 until it ends.
+RATELIMIT_LOGIN = env_rate("RATELIMIT_LOGIN", "10/10m")
 # The request header holding the client address when a proxy sits in front
 # (e.g. X-Real-IP); empty means the connection's own address.
 CLIENT_IP_HEADER = env_str("CLIENT_IP_HEADER", "")

@@ -4,6 +4,7 @@ from django.urls import include, path
 from codewithpapers import views
 
 urlpatterns = [
+    path("admin/login/", views.admin_login),  # throttled: codewithpapers.views.admin_login
     path("admin/", admin.site.urls),
     path("healthz", views.healthz, name="healthz"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
@@ -11,5 +12,8 @@ urlpatterns = [
     path("", include("papers.urls")),
 ]
 
-# A database that cannot be reached answers 503 in the site's look, not a 500.
+# Errors answer in the site's look, or as JSON under /api/; a database that cannot be
+# reached is a 503, not a 500.
+handler400 = "codewithpapers.views.bad_request"
+handler404 = "codewithpapers.views.page_not_found"
 handler500 = "codewithpapers.views.server_error"

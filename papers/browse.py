@@ -9,11 +9,12 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
+from codewithpapers.middleware import reads
 from papers import catalogue, charts, markup
-from papers.forms import BoardForm, CatalogueForm, describe_errors
+from papers.forms import BoardForm, CatalogueForm, PaperPageForm, describe_errors
 from papers.models import (
     Collection,
     Dataset,
@@ -36,7 +37,8 @@ def _valid(form_class, request: HttpRequest):
 # --- /sota and areas ---------------------------------------------------------------------------
 
 
-@require_GET
+@reads(*CatalogueForm.base_fields)
+@require_safe
 @vary_on_headers("HX-Request")
 def sota(request: HtmxHttpRequest) -> HttpResponse:
     data, error = _valid(CatalogueForm, request)
@@ -48,7 +50,8 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@require_GET
+@reads()
+@require_safe
 def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
     area = catalogue.area(slug)
     if area is None:
@@ -88,7 +91,8 @@ def _index(request: HttpRequest, model, **extra) -> HttpResponse:
     return render(request, "papers/catalogue_index.html", context)
 
 
-@require_GET
+@reads(*CatalogueForm.base_fields)
+@require_safe
 def task_index(request: HttpRequest) -> HttpResponse:
     return _index(
         request,
@@ -99,7 +103,8 @@ def task_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@reads(*CatalogueForm.base_fields)
+@require_safe
 def dataset_index(request: HttpRequest) -> HttpResponse:
     return _index(
         request,
@@ -110,7 +115,8 @@ def dataset_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@reads(*CatalogueForm.base_fields)
+@require_safe
 def method_index(request: HttpRequest) -> HttpResponse:
     return _index(
         request,
@@ -126,7 +132,8 @@ def method_index(request: HttpRequest) -> HttpResponse:
 # --- task, dataset and method pages ------------------------------------------------------------
 
 
-@require_GET
+@reads(*PaperPageForm.base_fields)
+@require_safe
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
     links = PaperTask.objects.filter(task=task)
@@ -148,7 +155,8 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@require_GET
+@reads(*PaperPageForm.base_fields)
+@require_safe
 def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     dataset = get_object_or_404(
         Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
@@ -170,7 +178,8 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@require_GET
+@reads(*PaperPageForm.base_fields)
+@require_safe
 def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     method = get_object_or_404(
         Method.objects.select_related("introduced_by").prefetch_related("collections"),
@@ -201,7 +210,8 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
 # --- leaderboards ------------------------------------------------------------------------------
 
 
-@require_GET
+@reads(*BoardForm.base_fields)
+@require_safe
 @vary_on_headers("HX-Request")
 def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     board, canonical = catalogue.find_board(slug)

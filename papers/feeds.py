@@ -9,38 +9,56 @@ paper's own columns (author_names is denormalised).
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.contrib.syndication.views import Feed
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.text import Truncator
 
+from codewithpapers.middleware import reads
+from codewithpapers.public import PublicRequest
 from papers.models import Paper, Task
 
 FEED_ITEMS = 30
+# What XML 1.0 cannot carry (Django refuses it with a 500): imports drop these characters
+# (papers.archive.normalise.text), rows written before they did may still hold them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
 ITEM_FIELDS = ("id", "slug", "title", "abstract", "published", "updated_at", "author_names")
 
 
+@reads()
 class LatestPapersFeed(Feed):
     feed_type = Atom1Feed
     title = "Latest papers · Code with Papers"
     link = "/"
     subtitle = "The newest papers in the Papers with Code archive, with their code."
 
+    def get_feed(self, obj, request):
+        # Links at the site's public address (codewithpapers.public), not at any port a
+        # Host header names.
+        return super().get_feed(obj, PublicRequest(request))
+
     def items(self):
         return Paper.objects.latest().only(*ITEM_FIELDS)[:FEED_ITEMS]
 
     def item_title(self, item: Paper) -> str:
-        return item.title or item.slug
+        return xml_text(item.title or item.slug)
 
     def item_description(self, item: Paper) -> str:
-        return Truncator(item.abstract).chars(1000)
+        return xml_text(Truncator(item.abstract).chars(1000))
 
     def item_link(self, item: Paper) -> str:
         return item.get_absolute_url()
 
     def item_author_name(self, item: Paper) -> str:
-        return Truncator(item.author_names).chars(200)
+        return xml_text(Truncator(item.author_names).chars(200))
 
     def item_pubdate(self, item: Paper) -> dt.datetime:
         return dt.datetime.combine(item.published, dt.time(), tzinfo=dt.UTC)
@@ -54,13 +72,13 @@ class TaskPapersFeed(LatestPapersFeed):
         return get_object_or_404(Task, slug=slug)
 
     def title(self, obj: Task) -> str:
-        return f"Latest papers on {obj.name} · Code with Papers"
+        return xml_text(f"Latest papers on {obj.name} · Code with Papers")
 
     def link(self, obj: Task) -> str:
         return obj.get_absolute_url()
 
     def subtitle(self, obj: Task) -> str:
-        return f"The newest papers in the Papers with Code archive on {obj.name}."
+        return xml_text(f"The newest papers in the Papers with Code archive on {obj.name}.")
 
     def items(self, obj: Task):
         return Paper.objects.latest().filter(task_links__task=obj).only(*ITEM_FIELDS)[:FEED_ITEMS]

@@ -124,6 +124,7 @@ class SampleFilterForm(forms.Form):
     """The sample filters of /samples, the paper page and the API's sample endpoints."""
 
     FILTERS = ("status", "contract_check", "language", "repo_kind")
+    PAGE = "page"  # the parameter that pages the list
 
     status = _Text()
     contract_check = _Text()
@@ -138,6 +139,15 @@ class SampleFilterForm(forms.Form):
     @classmethod
     def filters_of(cls, cleaned_data: dict) -> dict[str, str]:
         return {key: cleaned_data[key] for key in cls.FILTERS if cleaned_data[key]}
+
+
+class RepositorySampleForm(SampleFilterForm):
+    """A repository page's samples: paged by `samples_page`, as `page` pages its papers."""
+
+    PAGE = "samples_page"
+
+    page = None
+    samples_page = forms.IntegerField(required=False, min_value=1)
 
 
 class SampleListForm(SampleFilterForm):

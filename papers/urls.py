@@ -1,8 +1,6 @@
-from django.contrib.sitemaps import views as sitemap_views
-from django.urls import path
+from django.urls import path, re_path
 
-from papers import browse, feeds, views
-from papers.sitemaps import SITEMAPS
+from papers import browse, feeds, sitemaps, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,6 +8,8 @@ urlpatterns = [
     path("search", views.search, name="search"),
     path("search/names/<str:field>", views.search_names, name="search-names"),
     path("paper/<str:slug>.json", views.paper_json, name="paper-json"),
+    # The page of a paper whose slug itself ends in ".json" (Paper.get_absolute_url).
+    re_path(r"^paper/(?P<slug>[^/]+\.json)/$", views.paper_detail, name="paper-dot-json"),
     path("paper/<str:slug>/samples", views.paper_samples, name="paper-samples"),
     path("paper/<str:slug>", views.paper_detail, name="paper"),
     path("samples", views.samples, name="samples"),
@@ -26,18 +26,6 @@ urlpatterns = [
     path("dataset/<str:slug>", browse.dataset_detail, name="dataset"),
     path("feeds/latest.atom", feeds.LatestPapersFeed(), name="feed-latest"),
     path("task/<str:slug>/feed.atom", feeds.TaskPapersFeed(), name="feed-task"),
-    path(
-        "sitemap.xml",
-        sitemap_views.index,
-        {"sitemaps": SITEMAPS, "sitemap_url_name": "sitemap-section"},
-        name="sitemap-index",
-    ),
-    path(
-        "sitemap-<str:section>.xml",
-        sitemap_views.sitemap,
-        # A leaner template than Django's (no alternates, changefreq or priority): a page
-        # of 10,000 URLs renders in a fraction of the time.
-        {"sitemaps": SITEMAPS, "template_name": "sitemaps/section.xml"},
-        name="sitemap-section",
-    ),
+    path("sitemap.xml", sitemaps.index, name="sitemap-index"),
+    path("sitemap-<str:section>.xml", sitemaps.section, name="sitemap-section"),
 ]

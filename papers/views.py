@@ -6,16 +6,18 @@ import re
 from functools import partial
 from urllib.parse import urlencode
 
+from django.db import connections
 from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import condition, require_GET
+from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, content_version, version_time
+from codewithpapers.middleware import reads
 from papers import catalogue, sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
@@ -25,6 +27,7 @@ from papers.forms import (
     MAX_PAGE,
     NAME_MAX,
     PaperPageForm,
+    RepositorySampleForm,
     SampleFilterForm,
     SampleListForm,
     SearchForm,
@@ -42,6 +45,7 @@ from papers.models import (
     Sample,
 )
 from papers.querysets import NAMED, filter_papers, frameworks, names_like, paper_id_sets
+from papers.search import index as search_index
 from papers.vocabularies import (
     REPO_KIND_EXPLANATIONS,
     STATUS_CLAIM,
@@ -116,7 +120,8 @@ def _without_empty(params) -> str | None:
     return urlencode(kept)
 
 
-@require_GET
+@reads(*SearchForm.base_fields, headers=("HX-Trigger",))
+@require_safe
 @vary_on_headers("HX-Request")
 def search(request: HtmxHttpRequest) -> HttpResponse:
     if not request.htmx and (cleaned := _without_empty(request.GET)) is not None:
@@ -200,7 +205,8 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, fragment or "papers/search.html", context)
 
 
-@require_GET
+@reads(*NAMED)
+@require_safe
 @vary_on_headers("HX-Request")
 def search_names(request: HtmxHttpRequest, field: str) -> HttpResponse:
     """Names of tasks, methods or datasets containing what is typed in that search
@@ -243,16 +249,19 @@ def _paper_list(queryset):
 
 
 def _archive_counts() -> dict:
-    """The home page's counts: whole-archive scans, so kept per content version."""
+    """The home page's counts (whole-archive scans), and whether the search index is
+    being rebuilt by an import: kept per content version, which imports bump."""
     return {
         "paper_count": Paper.objects.visible().count(),
         "repository_count": Repository.objects.count(),
         "sample_count": Sample.objects.count(),
         "status_counts": Sample.objects.status_counts(),
+        "search_rebuilding": search_index.deferred(connections[Paper.objects.db]),
     }
 
 
-@require_GET
+@reads()
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
@@ -265,7 +274,8 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@reads()
+@require_safe
 def about(request: HttpRequest) -> HttpResponse:
     return render(
         request,
@@ -319,7 +329,8 @@ def _keyed_by_arxiv(slug: str) -> Paper | None:
     return Paper.objects.visible().filter(arxiv_id=arxiv).order_by("id").first()
 
 
-@require_GET
+@reads(*SampleFilterForm.FILTERS)
+@require_safe
 @condition(etag_func=_paper_etag, last_modified_func=_paper_last_modified)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if moved := _keyed_by_arxiv(slug):
@@ -385,7 +396,8 @@ def _samples_context(paper: Paper, params) -> dict | None:
     }
 
 
-@require_GET
+@reads(*SampleFilterForm.FILTERS)
+@require_safe
 @vary_on_headers("HX-Request")
 def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The paper's sample table, filtered: the fragment the paper page's chips swap in
@@ -402,13 +414,19 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return render(request, template, {"paper": paper, **context})
 
 
-@require_GET
+@reads()
+@require_safe
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     """The paper as a record in the archive's own shape (seed 000), with validators: a
     conditional GET of an unchanged record answers 304."""
     try:
         paper = record_paper(Paper.objects.visible(), slug)
     except Paper.DoesNotExist:
+        # No paper `<slug>`: the address may be the page of a paper whose slug ends in
+        # ".json" (its page is `/paper/<slug>.json/`).
+        named = Paper.objects.visible().filter(slug=f"{slug}.json").first()
+        if named is not None:
+            return redirect(named, permanent=True)
         raise Http404("No such paper") from None
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
@@ -428,7 +446,8 @@ def paper_list(request: HttpRequest, papers, search: dict, total: int | None = N
     }, None
 
 
-@require_GET
+@reads(*PaperPageForm.base_fields)
+@require_safe
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
     papers = catalogue.linked_papers(PaperAuthor.objects.filter(author=author), 0)
@@ -445,13 +464,14 @@ def _refuse_sample_list(request: HttpRequest, form: SampleFilterForm) -> HttpRes
     """The 400 for a sample list's bad filter or a page past the last, else None."""
     if not form.is_valid():
         return bad_request(request, f"Invalid sample filter — {describe_errors(form)}")
-    if (form.cleaned_data["page"] or 1) > MAX_PAGE:
-        return bad_request(request, f"page: samples stop at page {MAX_PAGE}; add a filter")
+    if (form.cleaned_data[form.PAGE] or 1) > MAX_PAGE:
+        return bad_request(request, f"{form.PAGE}: samples stop at page {MAX_PAGE}; add a filter")
     return None
 
 
-def _sample_page(samples: QuerySet[Sample], page_number: int) -> dict:
-    """One page of a sample list, newest first, with its papers: one query."""
+def _sample_page(samples: QuerySet[Sample], page_number: int, param: str = "page") -> dict:
+    """One page of a sample list, newest first, with its papers: one query. `param`:
+    the query parameter its pager sets."""
     offset = (page_number - 1) * SAMPLES_PER_PAGE
     rows = list(
         samples.select_related("paper", "repository").order_by("-id")[
@@ -463,10 +483,12 @@ def _sample_page(samples: QuerySet[Sample], page_number: int) -> dict:
         "page_number": page_number,
         "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,
         "has_previous": page_number > 1,
+        "page_param": param,
     }
 
 
-@require_GET
+@reads(*RepositorySampleForm.base_fields, *PaperPageForm.base_fields)
+@require_safe
 @vary_on_headers("HX-Request")
 def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str) -> HttpResponse:
     """The repository, its papers and its samples, filtered like /samples (the chips
@@ -476,10 +498,10 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
     )
     if repository is None:
         return render(request, "404.html", status=404)
-    form = SampleFilterForm(request.GET)
+    form = RepositorySampleForm(request.GET)
     if (refusal := _refuse_sample_list(request, form)) is not None:
         return refusal
-    chosen, page_number = form.filters(), form.cleaned_data["page"] or 1
+    chosen, page_number = form.filters(), form.cleaned_data[form.PAGE] or 1
     found = sample_filters.combinations(repository.samples.all())
     url = repository.get_absolute_url()
     context = {
@@ -490,7 +512,7 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
         "status_claim": STATUS_CLAIM,
         "samples_url": url,
         "samples_fragment_url": url,
-        **_sample_page(repository.samples.filter(**chosen), page_number),
+        **_sample_page(repository.samples.filter(**chosen), page_number, form.PAGE),
     }
     if _wants_fragment(request):
         return render(request, "papers/repository.html#samples", context)
@@ -505,7 +527,8 @@ def _digest(filters: dict[str, str]) -> str:
     return hashlib.md5(repr(sorted(filters.items())).encode(), usedforsecurity=False).hexdigest()
 
 
-@require_GET
+@reads(*SampleListForm.base_fields)
+@require_safe
 @vary_on_headers("HX-Request")
 def samples(request: HtmxHttpRequest) -> HttpResponse:
     """Every sample in the archive (or one repository's), filtered, with counts for each

@@ -9,7 +9,14 @@ import pytest
 from django.db import connection
 
 # Session fixtures of the production tests (collected static files, a migrated database).
-from tests.servers import collected_static, migrated_sqlite, small_archive  # noqa: F401
+from tests.servers import (  # noqa: F401
+    collected_static,
+    migrated_sqlite,
+    private_cluster,
+    private_redis,
+    private_replica,
+    small_archive,
+)
 
 REALDATA = Path(__file__).resolve().parent.parent.parent / "shared" / "realdata"
 SEEDS = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds"

@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,6 +167,18 @@ class PrivateCluster:
             "start",
         )
 
+    def replicate(self, primary: PrivateCluster) -> None:
+        """Make this cluster a streaming replica of `primary` (pg_basebackup -R): started,
+        it follows the primary's WAL and answers reads."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.directory, "postgres", "postgres")
+        self._run(
+            PG_BIN / "pg_basebackup",
+            *("-h", "127.0.0.1", "-p", primary.port, "-U", "postgres"),
+            *("-D", self.data, "-R", "-X", "stream"),
+        )
+
     def stop(self) -> None:
         self._run(PG_BIN / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
 
@@ -172,6 +186,83 @@ class PrivateCluster:
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _pg_server_installed() -> None:
+    require((PG_BIN / "initdb").exists(), "PostgreSQL's server binaries are not installed")
+
+
+@pytest.fixture
+def private_cluster():
+    """A running throw-away PostgreSQL cluster."""
+    _pg_server_installed()
+    cluster = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
+    cluster.init()
+    cluster.start()
+    yield cluster
+    cluster.destroy()
+
+
+@pytest.fixture
+def private_replica(private_cluster):
+    """A streaming replica of private_cluster, running on its own port."""
+    replica = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
+    replica.replicate(private_cluster)
+    replica.start()
+    yield replica
+    replica.destroy()
+
+
+class PrivateRedis:
+    """A throw-away redis-server on its own port, owned by the test: freezing it (SIGSTOP)
+    disturbs nobody else's cache."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(self.directory)]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock,
+            ):
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def freeze(self) -> None:
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.thaw()
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    require(shutil.which("redis-server") is not None, "redis-server is not installed")
+    server = PrivateRedis(tmp_path / "redis")
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -403,3 +403,46 @@ def test_replacing_an_author_on_the_paper_page_rewrites_its_author_names(admin_c
     paper.refresh_from_db()
     assert paper.author_names == "Yoav Levine, Or Sharir"
     assert paper.edited_in_admin
+
+
+LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.mark.django_db
+def test_admin_login_is_throttled_per_address_and_per_username_for_a_while(settings, monkeypatch):
+    """Guessing passwords: after RATELIMIT_LOGIN failed attempts an address, or a user
+    name from anywhere, is refused (429) until the window ends; then the right password
+    works again, so a staff member is never locked out for good."""
+    import time
+
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.test import Client
+
+    settings.CACHES = LOCMEM
+    settings.RATELIMIT_LOGIN = "3/m"
+    cache.clear()
+    clock = [1_700_000_000.0]  # the limiter's windows and the cache's expiry, by hand
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    users = get_user_model()
+    users.objects.create_superuser("staff", password="right-password-123")
+    users.objects.create_superuser("other", password="other-password-456")
+    login = reverse("admin:login")
+
+    def attempt(username: str, password: str, address: str):
+        return Client(REMOTE_ADDR=address).post(
+            login, {"username": username, "password": password, "next": "/admin/"}
+        )
+
+    for _ in range(3):
+        assert attempt("staff", "wrong", "10.0.0.1").status_code == 200
+    refused = attempt("staff", "right-password-123", "10.0.0.1")
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "Too many" in refused.content.decode()
+    # The same user name from another address, and another user from the same address.
+    assert attempt("STAFF", "right-password-123", "10.0.0.2").status_code == 429
+    assert attempt("other", "other-password-456", "10.0.0.1").status_code == 429
+    # Someone else, elsewhere, signs in as usual.
+    assert attempt("other", "other-password-456", "10.0.0.3").status_code == 302
+    clock[0] += 61  # the windows (at most a minute) have ended
+    assert attempt("staff", "right-password-123", "10.0.0.1").status_code == 302

@@ -326,3 +326,82 @@ def test_no_id_gives_a_500(client, two, segment):
     for template in ("/api/v1/papers/{}/", "/api/v1/evaluations/{}/results/", "/api/v1/areas/{}/"):
         response = client.get(template.format(quote(segment)))
         assert response.status_code in (200, 400, 404), (template, segment)  # 400: a NUL
+
+
+def _documented_error(response, status: int) -> dict:
+    """An API error in the documented shape: JSON with the status and a message."""
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["status"] == status and body["error"] and body["message"] == body["error"]
+    return body
+
+
+def test_every_api_error_is_json_in_the_documented_shape(two, monkeypatch, settings):
+    from django.db import OperationalError
+    from django.test import Client
+
+    from papers.api import views
+
+    client = Client(raise_request_exception=False)
+    # 400 from Django itself, before any view: a Host header the site does not serve.
+    _documented_error(client.get("/api/v1/papers/", headers={"Host": "evil.example"}), 400)
+    fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    _documented_error(client.get(f"/api/v1/papers/?{fields}"), 400)
+    _documented_error(client.get("/api/v1/papers/no-such-paper/"), 404)
+    refused = _documented_error(client.post("/api/v1/rpc/evaluation-synchronize/"), 405)
+    assert "read-only" in refused["error"]
+    response = client.post("/api/v1/rpc/evaluation-synchronize/")
+    assert response["Allow"] == "GET, HEAD"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(views, "get_paper", broken)
+    _documented_error(client.get("/api/v1/papers/paper-1/"), 500)
+
+    def outage(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(views, "get_paper", outage)
+    unavailable = client.get("/api/v1/papers/paper-1/")
+    _documented_error(unavailable, 503)
+    assert int(unavailable["Retry-After"]) > 0
+    # The site's own pages keep their HTML error pages.
+    page = client.get("/paper/paper-1", headers={"Host": "evil.example"})
+    assert page.status_code == 400 and "<h1>Bad request</h1>" in page.content.decode()
+
+
+def test_script_urls_stored_in_the_archive_are_not_handed_out(client, make_paper):
+    """The pages never link a `javascript:` or `data:` URL from a record; the API, whose
+    clients may put its URLs in links of their own, leaves them out too."""
+    from papers.models import Dataset, Repository
+
+    paper = make_paper()
+    Paper.objects.filter(pk=paper.pk).update(
+        url_abs="javascript:alert(1)", url_pdf=" JAVASCRIPT:alert(2)"
+    )
+    Repository.objects.filter(url="https://github.com/lab1/model1").update(
+        url="javascript:alert(3)//github.com/lab1/model1"
+    )
+    Dataset.objects.filter(slug="dataset-1").update(homepage="data:text/html,<script>")
+    Sample.objects.filter(paper=paper).update(file_url="javascript:alert(4)")
+    bodies = [
+        client.get(url).content.decode()
+        for url in (
+            "/api/v1/papers/paper-1/",
+            "/api/v1/papers/?q=attention",
+            "/api/v1/papers/paper-1/repositories/",
+            "/api/v1/search/?q=attention",
+            "/api/v1/datasets/dataset-1/",
+            "/api/v1/papers/paper-1/datasets/",
+            "/api/v1/papers/paper-1/samples/",
+        )
+    ]
+    for body in bodies:
+        assert "javascript:" not in body.lower() and "data:text" not in body, body
+    detail = client.get("/api/v1/papers/paper-1/").json()
+    assert detail["url_abs"] == "" and detail["url_pdf"] == ""
+    # Real links are served as they are.
+    Paper.objects.filter(pk=paper.pk).update(url_abs="https://arxiv.org/abs/2101.00001")
+    assert client.get("/api/v1/papers/paper-1/").json()["url_abs"].startswith("https://arxiv")

@@ -268,7 +268,7 @@ def test_home_counts_are_computed_once_per_content_version(
         page = admin_client.get("/").content.decode()
     with CaptureQueriesContext(connection) as second:
         again = admin_client.get("/").content.decode()
-    assert len(second) == len(first) - 4  # papers, repositories, samples, statuses
+    assert len(second) == len(first) - 5  # papers, repositories, samples, statuses, index
     assert again == page
     assert "Depth-to-Width" not in page and "<strong>2</strong>samples run" in page
     status, _, err = run_import(seed_record_path, verbosity=0)
@@ -294,3 +294,64 @@ def test_redis_cache_reuses_one_client_object(redis_cache):
     cache.set("probe", 1)
     assert cache.get("probe") == 1
     assert cache._cache.get_client() is cache._cache.get_client()
+
+
+# --- what a cached page is keyed by ------------------------------------------------------
+
+
+def test_parameters_a_page_does_not_read_redirect_to_its_canonical_url(
+    client, make_paper, page_cache
+):
+    """`?junk=N` on every request would make a new cache entry and a full render each
+    time: a parameter the page does not read is dropped by a redirect, and the page is
+    rendered once."""
+    make_paper()
+    for url, canonical in [
+        ("/paper/paper-1?junk=1", "/paper/paper-1"),
+        ("/paper/paper-1?status=ran_honours&junk=2", "/paper/paper-1?status=ran_honours"),
+        ("/search?q=attention&utm_source=feed", "/search?q=attention"),
+        ("/?fbclid=abc", "/"),
+        ("/sitemap-papers.xml?p=1&x=2", "/sitemap-papers.xml?p=1"),
+    ]:
+        response = client.get(url)
+        assert response.status_code == 301, url
+        assert response["Location"] == canonical
+    assert client.get("/paper/paper-1")["X-Cache"] == "miss"
+    for junk in range(3):
+        assert client.get(f"/paper/paper-1?junk={junk}", follow=True).status_code == 200
+    assert client.get("/paper/paper-1")["X-Cache"] == "hit"
+
+
+def test_cookies_htmx_triggers_and_parameter_order_share_one_cache_entry(
+    client, make_paper, page_cache
+):
+    make_paper()
+    assert client.get("/paper/paper-1", headers={"Cookie": "tracking=1"})["X-Cache"] == "miss"
+    for headers in ({"Cookie": "tracking=2"}, {"HX-Trigger": "anything"}, {}):
+        assert client.get("/paper/paper-1", headers=headers)["X-Cache"] == "hit", headers
+    assert client.get("/search?q=attention&sort=newest")["X-Cache"] == "miss"
+    assert client.get("/search?sort=newest&q=attention")["X-Cache"] == "hit"
+    # The search reads HX-Trigger (the search form's own submit may jump to a paper).
+    triggered = client.get(
+        "/search?q=attention&sort=newest",
+        headers={"HX-Request": "true", "HX-Trigger": "search-form"},
+    )
+    assert triggered["X-Cache"] == "miss"
+
+
+def test_uncached_sitemap_renders_are_rate_limited_per_address(
+    client, make_paper, page_cache, settings, monkeypatch
+):
+    from papers import sitemaps
+
+    monkeypatch.setattr(sitemaps.ArchiveSitemap, "limit", 1)
+    for _ in range(2):
+        make_paper()
+    settings.RATELIMIT_RENDERS = {"/sitemap": "2/m"}
+    assert client.get("/sitemap-papers.xml")["X-Cache"] == "miss"
+    assert client.get("/sitemap-papers.xml?p=2")["X-Cache"] == "miss"
+    refused = client.get("/sitemap-papers.xml?p=3")
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    # Rendered pages are still served from the cache, and other addresses render.
+    assert client.get("/sitemap-papers.xml")["X-Cache"] == "hit"
+    assert client.get("/sitemap-papers.xml?p=3", REMOTE_ADDR="10.0.0.9").status_code == 200

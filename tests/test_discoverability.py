@@ -81,7 +81,7 @@ def test_sitemap_pages_run_the_same_queries_however_many_items(client, make_pape
 @override_settings(SITE_URL="https://codewithpapers.app")
 def test_sitemaps_robots_and_canonical_links_use_the_site_url(client, make_paper):
     make_paper()
-    assert _locs(client, "/sitemap.xml")[0].startswith("https://testserver/sitemap-")
+    assert _locs(client, "/sitemap.xml")[0].startswith("https://codewithpapers.app/sitemap-")
     assert _locs(client, "/sitemap-papers.xml")[0].startswith("https://codewithpapers.app/paper/")
     robots = client.get("/robots.txt").content.decode()
     assert "Sitemap: https://codewithpapers.app/sitemap.xml" in robots
@@ -198,3 +198,30 @@ def test_feeds_run_one_query_however_many_papers(client, make_paper):
     with CaptureQueriesContext(connection) as many:
         client.get("/feeds/latest.atom")
     assert len(many) == few_count == 1
+
+
+def test_public_links_ignore_a_port_the_host_header_makes_up(client, make_paper):
+    """Without SITE_URL the public address is the request's host, but not any port a
+    client writes after it (Host: testserver:8443 on a server listening on 80): canonical
+    links, sitemaps, robots.txt and feeds name the port the server listens on."""
+    paper = make_paper()
+    Paper.objects.filter(pk=paper.pk).update(slug="results.json")
+    forged = {"HTTP_HOST": "testserver:8443"}
+    urls = [
+        "/paper/results.json/",
+        "/sitemap.xml",
+        "/sitemap-papers.xml",
+        "/robots.txt",
+        "/feeds/latest.atom",
+        "/task/task-1/feed.atom",
+    ]
+    for url in urls:
+        body = client.get(url, **forged).content.decode()
+        assert "http://testserver/" in body, url
+        assert ":8443" not in body, url
+    body = client.get("/paper/results.json/", **forged).content.decode()
+    assert '<link rel="canonical" href="http://testserver/paper/results.json/">' in body
+    assert "http://testserver/paper/results.json/" in _locs(client, "/sitemap-papers.xml")
+    # The port the server does listen on is kept (a development server on :8000).
+    own = client.get("/robots.txt", HTTP_HOST="testserver:8000", SERVER_PORT="8000")
+    assert "Sitemap: http://testserver:8000/sitemap.xml" in own.content.decode()

@@ -22,10 +22,10 @@ from tests.servers import (
     ROOT,
     PrivateCluster,
     fetch,
+    free_port,
     gunicorn,
     manage,
     production_env,
-    require,
 )
 
 LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -59,22 +59,12 @@ def test_unreachable_database_answers_a_503_page_within_two_seconds(
     with gunicorn(env, tmp_path / "gunicorn.log") as base:
         for path in ("/", "/paper/anything", "/search?q=attention"):
             _assert_503_page(fetch(base + path))
+        api = fetch(f"{base}/api/v1/papers/")
+        assert api.status == 503 and api.headers["Content-Type"] == "application/json"
+        assert json.loads(api.body)["status"] == 503 and api.headers["Retry-After"]
         health = fetch(f"{base}/healthz")
         assert health.status == 503 and health.seconds < 2
         assert json.loads(health.body)["status"] == "unavailable"
-
-
-@pytest.fixture
-def private_cluster(tmp_path_factory):
-    require(
-        Path("/usr/lib/postgresql/15/bin/initdb").exists(),
-        "PostgreSQL's server binaries are not installed",
-    )
-    cluster = PrivateCluster(Path(f"/tmp/cwp-test-pg-{uuid.uuid4().hex[:8]}"))
-    cluster.init()
-    cluster.start()
-    yield cluster
-    cluster.destroy()
 
 
 def test_site_answers_503_while_postgresql_is_stopped_and_recovers_by_itself(
@@ -107,6 +97,119 @@ def test_site_answers_503_while_postgresql_is_stopped_and_recovers_by_itself(
             time.sleep(0.2)
         assert statuses[-1] == 200, statuses
         assert fetch(f"{base}/healthz").status == 200
+
+
+def _postgres_processes(cluster: PrivateCluster) -> list[int]:
+    """The cluster's postmaster and every process it started (backends, background)."""
+    postmaster = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    return [postmaster, *map(int, children)]
+
+
+def _fetch_all(base: str, paths: list[str]) -> dict:
+    """Every path fetched at once (one request per gunicorn thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(paths)) as pool:
+        return dict(
+            zip(paths, pool.map(lambda p: fetch(base + p, timeout=30), paths), strict=True)
+        )
+
+
+def _recovers(base: str, path: str, within: float) -> list[int]:
+    deadline, statuses = time.monotonic() + within, []
+    while time.monotonic() < deadline:
+        statuses.append(fetch(base + path).status)
+        if statuses[-1] == 200:
+            break
+        time.sleep(0.2)
+    return statuses
+
+
+def test_a_stuck_or_frozen_postgresql_bounds_every_request_and_recovers(
+    tmp_path, collected_static, private_cluster
+):
+    """A statement waiting on a lock is stopped at the statement timeout; a server that
+    answers nothing at all (SIGSTOP: the sockets stay open, the kernel still ACKs) is
+    given up on a second later. Either way every request is a 503 in the site's look
+    (JSON for the API) instead of a thread held until the database comes back."""
+    import psycopg
+
+    env = production_env(DATABASE_URL=private_cluster.url)
+    migrated = manage("migrate", "--no-input", "-v", "0", env=env)
+    assert migrated.returncode == 0, migrated.stderr
+    timeout_s = 2.0
+    env |= {
+        "STATIC_ROOT": str(collected_static),
+        "CACHE_URL": "dummy://",
+        "DATABASE_STATEMENT_TIMEOUT_MS": str(int(timeout_s * 1000)),
+    }
+    paths = ["/", "/paper/anything", "/search?q=attention", "/api/v1/papers/"]
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        for answer in _fetch_all(base, paths).values():  # every thread holds a connection
+            assert answer.status in (200, 404)
+
+        with psycopg.connect(private_cluster.url.replace("postgres://", "postgresql://")) as lock:
+            lock.execute("LOCK TABLE papers_paper IN ACCESS EXCLUSIVE MODE")
+            stuck = _fetch_all(base, paths)
+        for path, answer in stuck.items():
+            assert answer.status == 503, (path, answer.status)
+            assert timeout_s - 0.2 < answer.seconds < timeout_s + 1, (path, answer.seconds)
+        _assert_503_page(stuck["/"], limit_s=timeout_s + 1)
+        assert json.loads(stuck["/api/v1/papers/"].body)["status"] == 503
+        assert _recovers(base, "/", within=5)[-1] == 200
+
+        processes = _postgres_processes(private_cluster)
+        for pid in processes:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            frozen = _fetch_all(base, paths)
+            again = _fetch_all(base, paths)
+            health = fetch(f"{base}/healthz")
+        finally:
+            for pid in processes:
+                os.kill(pid, signal.SIGCONT)
+        for path, answer in frozen.items():
+            assert answer.status == 503, (path, answer.status)
+            assert answer.seconds < timeout_s + 1.3, (path, answer.seconds)
+        assert all(a.status == 503 and a.seconds < 0.5 for a in again.values()), {
+            p: (a.status, a.seconds) for p, a in again.items()
+        }  # once found silent, the database is not waited for again meanwhile
+        assert frozen["/api/v1/papers/"].headers["Content-Type"] == "application/json"
+        assert health.status == 503 and health.seconds < 2
+        thawed = time.monotonic()
+        assert _recovers(base, "/", within=5)[-1] == 200
+        assert time.monotonic() - thawed < 5
+        assert all(a.status in (200, 404) for a in _fetch_all(base, paths).values())
+    log = (tmp_path / "gunicorn.log").read_text()
+    assert "Traceback" not in log  # each 503 is one line; the outage is logged once a window
+    assert "database default unavailable" in log
+
+
+@pytest.mark.django_db
+def test_a_runaway_query_is_stopped_at_the_statement_timeout():
+    """Whatever makes a statement slow (a huge value, a bad plan), the site's statement
+    timeout stops it: PostgreSQL's statement_timeout, SQLite's progress handler."""
+    from django.db import OperationalError, connections
+
+    from codewithpapers.backends import TIMEOUT_KEY
+
+    site = connections["default"]
+    bounded = type(site)({**site.settings_dict, TIMEOUT_KEY: 300}, "default")
+    endless = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+    )
+    try:
+        with bounded.cursor() as cursor:
+            started = time.monotonic()
+            with pytest.raises(OperationalError):
+                cursor.execute(endless)
+            assert time.monotonic() - started < 1.5
+        with bounded.cursor() as cursor:  # the connection is still good for the next one
+            cursor.execute("SELECT 1")
+            assert cursor.fetchone() == (1,)
+    finally:
+        bounded.close()
 
 
 # --- an import killed halfway ------------------------------------------------------
@@ -202,6 +305,25 @@ def _states(*urls: str) -> list[dict]:
     return states
 
 
+def _healthz(url: str) -> dict:
+    """What /healthz of a site on that database answers."""
+    script = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "print(Client().get('/healthz', headers={'Host': '127.0.0.1'}).content.decode())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=production_env(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="codewithpapers.settings"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
     tmp_path, small_archive, migrated_sqlite
 ):
@@ -244,6 +366,7 @@ def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
         process.wait()
         assert process.returncode == -signal.SIGKILL
         assert databases.papers(killed) < total, "the import finished before it was killed"
+        assert _healthz(killed)["search"] == "rebuilding"
 
         again = subprocess.run(
             command,
@@ -254,6 +377,7 @@ def test_import_killed_halfway_then_run_again_gives_the_uninterrupted_database(
             timeout=600,
         )
         assert again.returncode == 0, again.stderr
+        assert _healthz(killed)["search"] == "ok"
         expected, repaired = _states(whole, killed)
         assert sum(len(rows) for rows in expected.values()) > total
         assert repaired == expected
@@ -350,3 +474,97 @@ def test_request_bodies_and_field_counts_are_capped(client):
     assert too_big.status_code == 400
     many_fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
     assert client.get(f"/search?{many_fields}").status_code == 400
+
+
+# --- the search index while an import rebuilds it --------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_and_the_home_page_say_when_search_is_being_rebuilt(client):
+    """Between a killed import and its re-run the index is deferred (empty on SQLite, no
+    GIN index on PostgreSQL): search answers little or slowly. /healthz says so (still
+    200: the site works) and the home page carries a short notice."""
+    from papers.search import index as search_index
+
+    assert client.get("/healthz").json()["search"] == "ok"
+    assert "being rebuilt" not in client.get("/").content.decode()
+    search_index.defer()
+    try:
+        health = client.get("/healthz")
+        assert health.status_code == 200 and health.json()["search"] == "rebuilding"
+        home = client.get("/").content.decode()
+        assert "Search is being rebuilt" in home
+    finally:
+        search_index.build()
+    assert client.get("/healthz").json()["search"] == "ok"
+
+
+# --- a cache that fails -----------------------------------------------------------------
+
+
+def _redis_cache(url: str) -> dict:
+    from codewithpapers.env import parse_cache_url
+
+    return {"default": parse_cache_url(url, timeout=600, key_prefix=uuid.uuid4().hex[:8])}
+
+
+@pytest.mark.django_db
+def test_a_frozen_redis_costs_one_socket_timeout_not_one_per_request(
+    client, make_paper, private_redis, settings
+):
+    """Redis stopped mid-flight (SIGSTOP, or a partition) answers nothing: each cache
+    call would wait its socket timeout (0.5 s), several times a request. After the first
+    failure the site skips Redis for CACHE_RETRY_SECONDS, then tries it again."""
+    make_paper()
+    settings.CACHES = _redis_cache(private_redis.url)
+    settings.CACHE_RETRY_SECONDS = 2
+    assert client.get("/paper/paper-1")["X-Cache"] == "miss"
+    assert client.get("/paper/paper-1")["X-Cache"] == "hit"
+    private_redis.freeze()
+    try:
+        started = time.monotonic()
+        for _ in range(10):
+            assert client.get("/paper/paper-1").status_code == 200
+        assert time.monotonic() - started < 1.5  # one socket timeout, then no waiting
+    finally:
+        private_redis.thaw()
+    time.sleep(2.1)
+    statuses = [client.get("/paper/paper-1").get("X-Cache") for _ in range(2)]
+    assert statuses[-1] == "hit", statuses  # the cache is used again after the window
+
+
+@pytest.mark.django_db
+def test_redis_down_logs_one_warning_per_window_and_no_tracebacks(
+    client, make_paper, settings, caplog
+):
+    make_paper()
+    settings.CACHES = _redis_cache(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
+    settings.CACHE_RETRY_SECONDS = 60
+    with caplog.at_level("WARNING"):
+        for _ in range(20):
+            assert client.get("/paper/paper-1").status_code == 200
+            assert client.get("/search", {"q": "attention"}).status_code == 200
+    warnings = [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+    assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    message = warnings[0].getMessage()
+    assert warnings[0].exc_info is None and "cache" in message and "serving uncached" in message
+
+
+@pytest.mark.django_db
+def test_while_redis_is_out_the_home_counts_are_not_recomputed_on_every_page(
+    client, make_paper, settings
+):
+    """The home page's counts scan the whole archive; they are kept per content version
+    in the cache. While Redis is out each process keeps them a minute itself, so an
+    outage does not put an archive scan on every page."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_paper()
+    settings.CACHES = _redis_cache(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens
+    with CaptureQueriesContext(connection) as first:
+        assert client.get("/").status_code == 200
+    with CaptureQueriesContext(connection) as second:
+        assert client.get("/").status_code == 200
+    counts = [q["sql"] for q in first.captured_queries if "COUNT(" in q["sql"].upper()]
+    assert counts and len(second) == len(first) - len(counts) - 1, second.captured_queries

@@ -195,6 +195,7 @@ def test_repository_page_lists_its_samples_filtered(client, seeded):
     assert fragment.decode().lstrip().startswith('<div id="samples"')
     assert fragment.decode().count('<tr class="sample">') == 10
     assert client.get(url, {"page": "0"}).status_code == 400
+    assert client.get(url, {"samples_page": "0"}).status_code == 400
 
 
 def test_samples_filter_by_repository(client, seeded):
@@ -238,3 +239,45 @@ def test_counts_have_thousands_separators(client, seeded):
     Paper.objects.bulk_create(Paper(slug=f"bulk-{i}", title=f"Bulk {i}") for i in range(1500))
     body = client.get("/").content.decode()
     assert "<strong>1,501</strong>papers" in body
+
+
+HEAD_URLS = [
+    *PAGES,
+    "/search?q=depth",
+    "/samples",
+    "/paper/limits-to-depth-efficiencies-of-self/samples",
+    "/paper/limits-to-depth-efficiencies-of-self.json",
+    "/feeds/latest.atom",
+    "/sitemap.xml",
+    "/robots.txt",
+    "/api/v1/papers/",
+]
+
+
+@pytest.mark.parametrize("url", HEAD_URLS)
+def test_head_answers_wherever_get_does(client, seeded, url):
+    """Monitors and link checkers send HEAD: the same status and headers as GET, no body."""
+    _add_papers(1)
+    got = client.get(url)
+    head = client.head(url)
+    assert head.status_code == got.status_code == 200
+    assert head["Content-Type"] == got["Content-Type"]
+    assert head.content == b""
+
+
+def test_a_paper_whose_slug_ends_in_json_has_a_page(client, db):
+    """`/paper/<slug>.json` is a paper's record, so a paper whose own slug ends in `.json`
+    lives at `/paper/<slug>/`; its bare address leads there when no other paper has it."""
+    paper = Paper.objects.create(slug="benchmark-results.json", title="Results as JSON")
+    url = paper.get_absolute_url()
+    assert url == "/paper/benchmark-results.json/"
+    page = client.get(url)
+    assert page.status_code == 200 and "Results as JSON" in page.content.decode()
+    moved = client.get("/paper/benchmark-results.json")
+    assert moved.status_code == 301 and moved["Location"] == url
+    record = client.get("/paper/benchmark-results.json.json")
+    assert record.status_code == 200 and record.json()["title"] == "Results as JSON"
+    assert client.get("/paper/benchmark-results.json/samples").status_code == 200
+    # A paper called "benchmark-results" keeps its record at the bare address.
+    Paper.objects.create(slug="benchmark-results", title="Plain")
+    assert client.get("/paper/benchmark-results.json").json()["title"] == "Plain"

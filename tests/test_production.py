@@ -167,6 +167,8 @@ def test_healthz_is_200_and_fast_when_the_database_answers(client):
     assert body["status"] == "ok" and body["databases"] == {"default": "ok"}
     assert body["ms"] < 1000
     assert "no-store" in response["Cache-Control"]
+    head = client.head("/healthz")  # load balancers' probes often send HEAD
+    assert head.status_code == 200 and head.content == b""
 
 
 def test_make_serve_runs_gunicorn_with_compressed_far_future_static_files(
@@ -191,3 +193,22 @@ def test_make_serve_runs_gunicorn_with_compressed_far_future_static_files(
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert {"method": "GET", "path": "/", "status": 200}.items() <= lines[1].items()
     assert {"duration_ms", "queries"} <= lines[1].keys()
+
+
+def test_a_rejected_host_logs_one_line_without_a_traceback(
+    tmp_path, collected_static, migrated_sqlite
+):
+    """Scanners send any Host header; each refusal is one line in the error log, not a
+    traceback that buries the errors an operator must see."""
+    database = tmp_path / "db.sqlite3"
+    shutil.copy(migrated_sqlite, database)
+    env = production_env(DATABASE_URL=f"sqlite:///{database}", STATIC_ROOT=str(collected_static))
+    log = tmp_path / "gunicorn.log"
+    with gunicorn(env, log) as base:
+        for path in ("/", "/api/v1/papers/"):
+            refused = fetch(base + path, headers={"Host": "scanner.example"})
+            assert refused.status == 400
+    errors = [line for line in log.read_text().splitlines() if not line.startswith("{")]
+    refusals = [line for line in errors if "Invalid HTTP_HOST header" in line]
+    assert len(refusals) == 2, errors
+    assert not any("Traceback" in line or line.startswith("  File ") for line in errors), errors

@@ -95,3 +95,63 @@ def test_without_replicas_everything_reads_the_primary(settings):
     assert router.allow_migrate(PRIMARY, "papers") and not router.allow_migrate(
         "replica_0", "papers"
     )
+
+
+# --- a real streaming replica that dies --------------------------------------------------
+
+
+def _sql(url: str, query: str) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgres://", "postgresql://"), autocommit=True) as conn:
+        return conn.execute(query).fetchall()
+
+
+def test_a_dead_replica_costs_readers_nothing_and_healthz_stays_200(
+    tmp_path, collected_static, private_cluster, private_replica
+):
+    """A streaming replica (pg_basebackup -R of a throw-away primary) serves the anonymous
+    reads until it is stopped; then each request that meets it dead is answered from
+    the primary, it is left out of the next ones, and /healthz reports it but stays 200
+    while the primary is up (a load balancer must not drop every app server at once)."""
+    import time
+
+    from tests.servers import fetch, gunicorn, manage
+
+    env = production_env(DATABASE_URL=private_cluster.url)
+    assert manage("migrate", "--no-input", "-v", "0", env=env).returncode == 0
+    create = "from papers.models import Paper; Paper.objects.create(slug='replicated', title='Replicated paper')"  # noqa: E501
+    assert manage("shell", "-c", create, env=env).returncode == 0
+    deadline = time.monotonic() + 30  # the replica catches up with the primary's WAL
+    while time.monotonic() < deadline:
+        if _sql(private_replica.url, "SELECT count(*) FROM papers_paper") == [(1,)]:
+            break
+        time.sleep(0.2)
+    env |= {
+        "DATABASE_REPLICA_URLS": private_replica.url,
+        "STATIC_ROOT": str(collected_static),
+        "CACHE_URL": "dummy://",
+    }
+    paths = ["/", "/paper/replicated", "/search?q=replicated", "/api/v1/papers/replicated/"]
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        for path in paths:
+            assert fetch(base + path).status == 200, path
+        sessions = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+        assert _sql(private_replica.url, sessions)[0][0] > 1, "the replica served no reads"
+        healthy = json.loads(fetch(f"{base}/healthz").body)
+        assert healthy["status"] == "ok" and healthy["databases"]["replica_0"] == "ok"
+
+        private_replica.stop()
+        answers = [fetch(base + path) for _ in range(5) for path in paths]
+        assert [a.status for a in answers] == [200] * len(answers)
+        assert "Replicated paper" in answers[1].body
+        assert max(a.seconds for a in answers) < 3
+        health = fetch(f"{base}/healthz")
+        assert health.status == 200, health.body
+        body = json.loads(health.body)
+        assert body["status"] == "degraded" and body["databases"]["default"] == "ok"
+        assert body["databases"]["replica_0"] != "ok"
+
+        private_cluster.stop()  # and now the primary too: nothing can serve
+        assert fetch(f"{base}/healthz").status == 503
+        assert fetch(f"{base}/paper/replicated").status == 503

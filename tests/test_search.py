@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from papers.models import Paper
-from papers.search import search
+from papers.search import marked, search
 from papers.search.query import parse
 
 pytestmark = pytest.mark.django_db
@@ -333,3 +333,56 @@ def test_facets_counted_with_the_page_equal_a_count_of_every_match(make_paper, t
     assert page.facets == facet_counts(*engine.matches(10_000), using=base.db)
     assert page.facets["code"]["has_code"] == (4 if "-survey" in text else 5)
     assert page.total == (7 if "-survey" in text else 8)
+
+
+def test_a_huge_abstract_does_not_slow_the_highlighted_snippet(db, realdata_abstracts):
+    """FTS5's snippet() costs the square of the matches in its text: an abstract that is
+    one word 20,000 times took seconds to highlight (a megabyte, minutes). Snippets are
+    taken from a bounded start of the abstract, so the cost is bounded; the real
+    abstracts' snippets stay what they were."""
+    import time
+
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("PostgreSQL's ts_headline is linear in the text")
+    Paper.objects.create(slug="flood", title="Flood", abstract="attention " * 20_000)
+    started = time.perf_counter()
+    page = search("attention", Paper.objects.filter(slug="flood"))
+    assert time.perf_counter() - started < 1.0
+    assert "<mark>attention</mark>" in page.highlights[page.ids[0]][1]
+    # Real abstracts: the same snippet as FTS5 gives over the whole text.
+    for slug, abstract in realdata_abstracts:
+        Paper.objects.create(slug=slug, title=slug, abstract=abstract)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE VIRTUAL TABLE temp.whole USING fts5(title, abstract, author_names, "
+            "tokenize='porter unicode61 remove_diacritics 2')"
+        )
+        cursor.execute(
+            "INSERT INTO temp.whole (rowid, title, abstract, author_names) "
+            "SELECT id, title, abstract, author_names FROM papers_paper WHERE slug != 'flood'"
+        )
+        for word in ("learning", "network", "the"):
+            cursor.execute(
+                "SELECT rowid, snippet(whole, 1, ?, ?, '…', 40) FROM whole WHERE whole MATCH ?",
+                ["\x02", "\x03", f'"{word}"'],
+            )
+            whole = dict(cursor.fetchall())
+            page = search(f'"{word}"', Paper.objects.exclude(slug="flood"), limit=20)
+            assert page.ids
+            for pk in page.ids:
+                assert page.highlights[pk][1] == marked(whole[pk]), pk
+
+
+@pytest.fixture
+def realdata_abstracts() -> list[tuple[str, str]]:
+    """The longest real abstracts (API-crawled papers), up to 2,790 characters."""
+    import json
+
+    from tests.conftest import realdata
+
+    path = realdata("1pha__BayesianActiveLearning/converted/valid_dataset.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows.sort(key=lambda row: -len(row["abstract"]))
+    return [(f"real-{i}", row["abstract"]) for i, row in enumerate(rows[:200])]

@@ -248,7 +248,7 @@ def test_suggestions_while_a_filter_is_typed(client, named):
     )  # the hidden case-only duplicate is not offered
     page = client.get("/search/names/task", {"task": "quest"}).content.decode()
     assert 'href="/search?task=Question%20Answering"' in page
-    assert client.get("/search/names/colour", {"colour": "x"}).status_code == 404
+    assert client.get("/search/names/colour", {"colour": "x"}, follow=True).status_code == 404
 
 
 def test_typing_an_arxiv_id_offers_the_paper_first(client, seeded):

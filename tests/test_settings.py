@@ -12,6 +12,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from codewithpapers.env import parse_database_url
+from tests.servers import manage, production_env
 
 ROOT = Path(__file__).resolve().parent.parent
 KNOBS = ("DEBUG", "SECRET_KEY", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS", "ALLOWED_HOSTS")
@@ -72,7 +73,7 @@ def test_a_bad_setting_stops_start_up_naming_the_variable(start_ups, case):
 
 def test_sqlite_url_with_a_relative_path_is_under_the_project(tmp_path):
     db = parse_database_url("sqlite:///data/db.sqlite3", base_dir=tmp_path)
-    assert db["ENGINE"] == "django.db.backends.sqlite3"
+    assert db["ENGINE"] == "codewithpapers.backends.sqlite3"
     assert db["NAME"] == str((tmp_path / "data" / "db.sqlite3").resolve())
     assert db["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
     assert "journal_mode=WAL" in db["OPTIONS"]["init_command"]
@@ -88,7 +89,7 @@ def test_postgres_url_with_credentials_port_and_options(tmp_path):
         "postgres://cwp:s%40cret@db.example.org:6543/codewithpapers?sslmode=require",
         base_dir=tmp_path,
     )
-    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert db["ENGINE"] == "codewithpapers.backends.postgresql"
     assert (db["NAME"], db["USER"], db["PASSWORD"]) == ("codewithpapers", "cwp", "s@cret")
     assert (db["HOST"], db["PORT"]) == ("db.example.org", "6543")
     assert db["OPTIONS"]["sslmode"] == "require"
@@ -123,3 +124,24 @@ def test_the_postgresql_connection_has_our_planner_settings():
 def test_unusable_database_urls_are_refused_by_name(tmp_path, url):
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
         parse_database_url(url, base_dir=tmp_path)
+
+
+def test_the_site_has_a_statement_timeout_and_commands_have_none(tmp_path):
+    """gunicorn and runserver load codewithpapers.wsgi, which bounds every statement;
+    imports, migrations and scripts may run as long as they need."""
+    show = "from django.db import connection; print(connection.settings_dict.get('{key}'))"
+    show = show.format(key="STATEMENT_TIMEOUT_MS")
+    env = production_env(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DATABASE_STATEMENT_TIMEOUT_MS="1234"
+    )
+    site = subprocess.run(
+        [sys.executable, "-c", f"import codewithpapers.wsgi; {show}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert site.stdout.strip() == "1234", site.stderr
+    command = manage("shell", "-c", show, env=env)
+    assert command.stdout.strip().splitlines()[-1] == "None", command.stderr

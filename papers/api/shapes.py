@@ -25,6 +25,15 @@ from papers.models import (
     Sample,
     Task,
 )
+from papers.templatetags.page_meta import is_http_url
+
+
+def link(url: str | None) -> str | None:
+    """A URL from the archive as the pages link it: absolute http(s) only, never a
+    `javascript:` or `data:` URL that a client might put in a link of its own; None
+    for anything else."""
+    return url if is_http_url(url) else None
+
 
 EVALUATION_SEPARATOR = "--"  # slugify() never writes two hyphens, so task slugs have none
 _PROCEEDING = re.compile(r"^(?P<name>.*?)\s+(?P<year>\d{4})(?:\s+(?P<month>\d{1,2}))?$")
@@ -35,8 +44,8 @@ def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
         "id": p.slug,
         "arxiv_id": p.arxiv_id or None,
         "nips_id": p.nips_id or None,
-        "url_abs": p.url_abs,
-        "url_pdf": p.url_pdf,
+        "url_abs": link(p.url_abs) or "",  # the client declares both required text
+        "url_pdf": link(p.url_pdf) or "",
         "title": p.title,
         "abstract": p.abstract,
         "authors": authors,
@@ -52,7 +61,7 @@ def repository(
     r: Repository, framework: str, *, is_official: bool | None = None
 ) -> dict[str, Any]:
     return {
-        "url": r.url,
+        "url": link(r.url) or "",
         "owner": r.owner,
         "name": r.name,
         "description": r.description,
@@ -75,7 +84,7 @@ def dataset(d: Dataset) -> dict[str, Any]:
         "id": d.slug,
         "name": d.name,
         "full_name": d.full_name or None,
-        "url": d.homepage or None,
+        "url": link(d.homepage),
     }
 
 
@@ -146,7 +155,7 @@ def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> di
 
 def sample(s: Sample, paper_slug: str) -> dict[str, Any]:
     """A sample in the record's shape (seed 000's `syntology.samples`), with its paper."""
-    return {"paper": paper_slug, **export_sample(s)}
+    return {"paper": paper_slug, **export_sample(s), "file_url": link(s.file_url) or ""}
 
 
 # --- conferences, proceedings and areas: derived, not stored ------------------------------

@@ -16,6 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import (
+    SAFE_METHODS,
     Page,
     PageForm,
     Payload,
@@ -486,9 +487,12 @@ def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: s
 
 @csrf_exempt
 def read_only(request: HttpRequest, *args, **kwargs):
-    """Write-only endpoints of the original API (evaluation-synchronize)."""
-    response = error(405, "this API is read-only")
-    response["Allow"] = ""
+    """Write-only endpoints of the original API (evaluation-synchronize): a write is a
+    405 naming the methods the API serves, as on every other path; a read finds nothing."""
+    if request.method in SAFE_METHODS:
+        return error(404, f"{request.path} only writes, and this API is read-only")
+    response = error(405, f"{request.method} is not allowed: this API is read-only")
+    response["Allow"] = ", ".join(SAFE_METHODS)
     return response
 
 

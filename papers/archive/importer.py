@@ -433,7 +433,7 @@ def _import_file(
         result.rejections += 1
         loader.stats.add(KIND_MODEL.get(outcome.kind or "", "(unknown kind)"), "rejected")
         report(str(rejection))
-        if errors_out is not None:
+        if errors_out is not None and raw is not None:  # a record too large is never held
             errors_out.write(
                 (raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)).rstrip("\n")
                 + "\n"

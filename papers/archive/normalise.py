@@ -26,17 +26,46 @@ _ARXIV_NEW = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
 _ARXIV_OLD = re.compile(r"([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?")
 
 
+# The longest text one field may carry, unless the field says less: far above the
+# longest real texts (abstracts to 2,790 characters and descriptions to 9,007 in the
+# real records under ../shared/realdata; 3,439 in the synthetic archive), far below what
+# breaks search (a 100 MB abstract: PostgreSQL's search vector, SQLite's snippets).
+TEXT_MAX_CHARS = 100_000
+# C0 control characters but tab and newline (carriage returns become newlines first):
+# no page shows them, and a feed cannot carry them at all (XML 1.0 has no way to).
+_CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])
+_CONTROL_CHARS = tuple(map(chr, _CONTROLS))
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _without_controls(text: str) -> str:
+    """`text` without _CONTROLS. Looked for first, the cheapest way for the length (a
+    name is printable; an abstract is scanned once per character), since nearly every
+    text has none."""
+    if len(text) < 256:
+        found = not text.isprintable() and _CONTROL.search(text)
+    else:
+        found = any(map(text.__contains__, _CONTROL_CHARS))
+    return text.translate(_CONTROLS) if found else text
+
+
 def text(value: Any, field: str, *, max_length: int | None = None, strip: bool = True) -> str:
-    """A text value; null/missing/"" all give "". Line endings become \\n."""
+    """A text value; null/missing/"" all give "". Line endings become \\n, other control
+    characters but tab are dropped; longer than max_length (TEXT_MAX_CHARS unless given)
+    is an error."""
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise RecordError(field, f"expected text, got {type(value).__name__}")
-    result = str(value).replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    result = str(value)
+    if "\r" in result:
+        result = result.replace("\r\n", "\n").replace("\r", "\n")
+    result = _without_controls(result)
     if strip:
         result = result.strip()
-    if max_length is not None and len(result) > max_length:
-        raise RecordError(field, f"longer than {max_length} characters ({len(result)})")
+    limit = TEXT_MAX_CHARS if max_length is None else max_length
+    if len(result) > limit:
+        raise RecordError(field, f"longer than {limit:,} characters ({len(result):,})")
     return result
 
 

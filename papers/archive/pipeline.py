@@ -37,7 +37,7 @@ def events(path: Path, kind: str | None, reader: ArchiveReader) -> Iterator[tupl
     for item in reader.items():
         bad = unparseable(item.data)
         if bad is not None:
-            yield BAD, item.number, item.line, "(line)", bad.reason, bad.raw
+            yield BAD, item.number, item.line, bad.field, bad.reason, bad.raw
             continue
         if kind is None:
             kind = detect_kind(item.data)

@@ -196,7 +196,10 @@ class Paper(Record):
         return self.title or self.slug
 
     def get_absolute_url(self) -> str:
-        return reverse("paper", kwargs={"slug": self.slug})
+        # `/paper/<slug>.json` is a paper's record: a slug ending in ".json" gets a page
+        # address of its own, with a trailing slash.
+        name = "paper-dot-json" if self.slug.endswith(".json") else "paper"
+        return reverse(name, kwargs={"slug": self.slug})
 
     def natural_key(self):
         return (self.slug,)

@@ -19,8 +19,10 @@ orders a window above the cap by title match instead of scoring it
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from functools import cached_property
+from itertools import islice
 
 from django.db import connections
 from django.db.models import BooleanField, FloatField, QuerySet, Value
@@ -30,6 +32,7 @@ from papers.search.facets import FACET_COLUMNS, facet_selects, facets_from
 from papers.search.query import ParsedQuery, Term
 
 CANDIDATES = 5000
+_WORD = re.compile(r"[^\W_]+")  # a token of FTS5's unicode61 tokenizer, near enough
 MARK_START, MARK_END = "\x02", "\x03"  # replaced by <mark> after HTML-escaping
 # Orders of a window's rows, over the columns every window carries (see _window): by
 # score (the backend's direction), newest first, most implementations first. Undated
@@ -153,6 +156,12 @@ class SQLiteBackend(Backend):
     # A private, per-connection FTS5 table the page's papers are copied into to be
     # highlighted (see highlights()).
     PROBE = "temp.papers_highlight"
+    # snippet() weighs every window around every match against every other match: its
+    # cost is the square of the matches in the text (one word 20,000 times: seconds).
+    # So an abstract is snippeted from its first SNIPPET_WORDS words (real abstracts
+    # have fewer than 500), read from its first SNIPPET_CHARS characters.
+    SNIPPET_WORDS = 1000
+    SNIPPET_CHARS = 20_000
 
     def match(self, *, title: bool = False) -> str:
         """The FTS5 expression; `title`: the positive words must all be in the title (the
@@ -254,10 +263,18 @@ class SQLiteBackend(Backend):
             )
             cursor.execute(f"DELETE FROM {self.PROBE}")
             cursor.execute(
-                f"INSERT INTO {self.PROBE} (rowid, title, abstract, author_names) "
-                "SELECT id, title, abstract, author_names FROM papers_paper "
-                f"WHERE id IN ({placeholders})",
+                f"SELECT id, title, substr(abstract, 1, {self.SNIPPET_CHARS}), author_names "
+                f"FROM papers_paper WHERE id IN ({placeholders})",
                 ids,
+            )
+            rows = [
+                (pk, title, self._first_words(abstract), names)
+                for pk, title, abstract, names in cursor.fetchall()
+            ]
+            cursor.executemany(
+                f"INSERT INTO {self.PROBE} (rowid, title, abstract, author_names) "
+                "VALUES (%s, %s, %s, %s)",
+                rows,
             )
             cursor.execute(
                 "SELECT rowid, "
@@ -267,6 +284,13 @@ class SQLiteBackend(Backend):
                 (self.match(),),
             )
             return {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
+
+    @classmethod
+    def _first_words(cls, text: str | None) -> str | None:
+        """The text up to its SNIPPET_WORDS-th word (runs of letters and digits, as FTS5's
+        tokenizer splits them), in one pass."""
+        last = next(islice(_WORD.finditer(text or ""), cls.SNIPPET_WORDS - 1, None), None)
+        return text[: last.end()] if last else text
 
 
 class PostgresBackend(Backend):

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from django.db import connection, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 GIN_INDEX = "papers_paper_search_gin"  # as migration 0002 creates it
 GIN_SQL = f"CREATE INDEX IF NOT EXISTS {GIN_INDEX} ON papers_paper USING gin (search_vector)"
@@ -45,10 +46,12 @@ def needs_old_text() -> bool:
     return connection.vendor == "sqlite"
 
 
-def deferred() -> bool:
-    """Whether the index is waiting for an import to build it."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
+def deferred(db: BaseDatabaseWrapper | None = None) -> bool:
+    """Whether the index is waiting for an import to build it (on the connection `db`,
+    by default the primary's)."""
+    db = db or connection
+    with db.cursor() as cursor:
+        if db.vendor == "sqlite":
             cursor.execute("SELECT 1 FROM papers_fts_pause WHERE reason = 'deferred'")
             return cursor.fetchone() is not None
         cursor.execute("SELECT to_regclass(%s) IS NULL", [GIN_INDEX])
