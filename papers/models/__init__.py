@@ -15,6 +15,7 @@ from papers.models.papers import (
     PaperAuthor,
     RelatedPaper,
     Repository,
+    refresh_counts,
     uncertain_date,
 )
 from papers.models.reports import ReportRepository, Sample, report_by_repo_kind, report_summary
@@ -54,6 +55,7 @@ __all__ = [
     "infer_lower_is_better",
     "parse_metric_value",
     "ranked_rows",
+    "refresh_counts",
     "report_by_repo_kind",
     "report_summary",
     "uncertain_date",
