@@ -55,6 +55,13 @@ POSTGRES_DEFINITIONS = {
         "CREATE INDEX paper_published_idx ON papers_paper (published DESC NULLS LAST, id DESC)"
     ),
 }
+# PostgreSQL indexes no model declares (their kind exists on PostgreSQL alone), as their
+# migrations made them: search's matches in id order (migration 0009).
+POSTGRES_ONLY = {
+    "papers_paper_search_gist": (
+        "CREATE INDEX papers_paper_search_gist ON papers_paper USING gist (id, search_vector)"
+    ),
+}
 
 
 def statements() -> dict[str, str]:
@@ -68,6 +75,8 @@ def statements() -> dict[str, str]:
             name = str(statement.parts["name"]).strip('"')
             if name not in KEEP and not str(statement).startswith("CREATE UNIQUE"):
                 out[name] = POSTGRES_DEFINITIONS.get(name, str(statement))
+    if connection.vendor == "postgresql":
+        out.update(POSTGRES_ONLY)
     return out
 
 

@@ -8,37 +8,52 @@ the match (and a prefix term's expansion) four times. A search page within the c
 cap counts them in the query that finds its page (Backend.ranked_window_with_facets,
 through facet_selects()), so the matches are found once for the page, its count and
 its facets.
+
+Every count comes from the matches' own rows: a paper's frameworks and sample statuses
+are kept on it (Paper.frameworks, Paper.sample_statuses, as JSON objects whose keys are
+the values), so no code link or sample is read. Looking them up per match in those
+tables cost ~45 ms at 10,000 matches on PostgreSQL, and ~20 ms on SQLite.
 """
 
 from __future__ import annotations
 
 from django.db import connections
 
-from papers.models import CodeLink, Paper, Sample
+from papers.models import Paper
 
-FACET_COLUMNS = ("id", "code_link_count", "has_official_code", "sample_count")
+FACET_COLUMNS = (
+    "id",
+    "code_link_count",
+    "has_official_code",
+    "sample_count",
+    "frameworks",
+    "sample_statuses",
+)
+# A JSON object column's keys, one row each, as `key` (per engine).
+_KEYS = {
+    # A set-returning function in the select list: ~1 µs a paper, against ~1.7 µs
+    # joined as a function scan (PostgreSQL).
+    "postgresql": "SELECT jsonb_object_keys({column}) AS key FROM {m} WHERE {where}",
+    "sqlite": "SELECT k.key FROM {m}, json_each({m}.{column}) AS k WHERE {where}",
+}
 
 
-def facet_selects(m: str = "m", where: str = "") -> str:
+def facet_selects(vendor: str, m: str = "m", where: str = "") -> str:
     """The facet counts over a CTE `m` (FACET_COLUMNS) as UNION ALL'ed rows (facet,
     value, count). `where`: a condition every part must meet too (the combined query
-    of a search page counts facets only within the cap).
-
-    Only the papers whose denormalised counts say they have code links (or samples)
-    are looked up in those tables: at 10,000 matches each lookup was ~45 ms on
-    PostgreSQL, and most papers have neither (PaperQuerySet.refresh_counts keeps the
-    counts true)."""
-    codelinks, samples = CodeLink._meta.db_table, Sample._meta.db_table
+    of a search page counts facets only within the cap)."""
     also = f" AND {where}" if where else ""
+
+    def keys(facet: str, column: str, count: str) -> str:
+        each = _KEYS[vendor].format(m=m, column=column, where=f"{m}.{count} > 0{also}")
+        return f"SELECT '{facet}', key, COUNT(*) FROM ({each}) AS keys GROUP BY key"
+
     return (
         f"SELECT 'code' AS facet, 'has_code' AS value, COUNT(*) AS n FROM {m} "
         f"WHERE code_link_count > 0{also} "
         f"UNION ALL SELECT 'code', 'official', COUNT(*) FROM {m} WHERE has_official_code{also} "
-        f"UNION ALL SELECT 'framework', framework, COUNT(DISTINCT paper_id) FROM {codelinks} "
-        f"WHERE paper_id IN (SELECT id FROM {m} WHERE code_link_count > 0) "
-        f"AND framework <> ''{also} GROUP BY framework "
-        f"UNION ALL SELECT 'status', status, COUNT(DISTINCT paper_id) FROM {samples} "
-        f"WHERE paper_id IN (SELECT id FROM {m} WHERE sample_count > 0){also} GROUP BY status"
+        f"UNION ALL {keys('framework', 'frameworks', 'code_link_count')} "
+        f"UNION ALL {keys('status', 'sample_statuses', 'sample_count')}"
     )
 
 
@@ -53,8 +68,9 @@ def facets_from(rows) -> dict[str, dict[str, int]]:
 def facet_counts(matches_sql: str, params, using: str) -> dict[str, dict[str, int]]:
     """Counts over the papers `matches_sql` selects; it must give FACET_COLUMNS, one row
     a paper."""
-    sql = f"WITH m AS MATERIALIZED ({matches_sql}) {facet_selects()}"
-    with connections[using].cursor() as cursor:
+    connection = connections[using]
+    sql = f"WITH m AS MATERIALIZED ({matches_sql}) {facet_selects(connection.vendor)}"
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return facets_from(cursor.fetchall())
 
