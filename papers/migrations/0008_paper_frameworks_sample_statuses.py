@@ -9,7 +9,8 @@ Django would rebuild the table for a NOT NULL column, copying every paper and dr
 the triggers that keep the full-text index. SQLite also gets a covering index of what
 the search filters and orders read (paper_search_idx, see papers.search.backends): a
 match is checked in its entry, not in the paper's wide row. PostgreSQL reads those
-columns from the row it checks the match on, and adds the columns without a rewrite.
+columns from the row it checks the match on (STORAGE MAIN keeps them in it), and adds
+the columns without a rewrite.
 """
 
 from django.db import migrations, models
@@ -70,6 +71,12 @@ def forward(apps, schema_editor):
             )
         else:
             schema_editor.add_field(paper, _field(name))
+            # Kept in the row, as the search vector is (0003): a row whose vector is
+            # large has every other value it can move out moved to TOAST, and a search
+            # reading a match's frameworks then fetched them from there (~5 µs a match).
+            schema_editor.execute(
+                f'ALTER TABLE papers_paper ALTER COLUMN "{name}" SET STORAGE MAIN'
+            )
     for statement in FILL.get(vendor, []):
         schema_editor.execute(statement)
     if vendor == "sqlite":
