@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.db import connections
 from django.db.models import Exists, OuterRef, QuerySet
 
 from papers.models import CodeLink, Paper, PaperDataset, PaperMethod, PaperTask, Sample
@@ -34,21 +33,17 @@ def _rows(filters: dict) -> list[tuple[str, QuerySet]]:
 def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
     """Apply the search filters (SearchForm.cleaned_data keys) to a Paper queryset.
 
-    A framework or a sample status is checked where each engine checks it fastest,
-    with the same answer (refresh_counts() keeps the paper's copy true). SQLite reads
-    the paper's copy from the entry its search walks anyway (paper_search_idx, see
-    papers.search.backends): ~0.3 µs a match. PostgreSQL checks the related rows'
-    (paper, value) index, so that a rare value can lead the plan: at 576k papers,
-    `learning` with a status that 650 of its matches hold took 10 ms that way and
-    ~500 ms reading each match's row for its copy; a common value costs an index-only
-    probe a match."""
+    A framework or a sample status is checked against the paper's own copy
+    (Paper.frameworks, Paper.sample_statuses; refresh_counts() keeps it true), which a
+    search reads with the paper anyway: ~0.3 µs a match. Where a rare value should
+    lead the plan instead, the search may also check the related rows' (paper, value)
+    index (paper_id_sets())."""
     if filters.get("has_code"):
         papers = papers.filter(code_link_count__gt=0)
     if filters.get("official"):
         papers = papers.filter(has_official_code=True)
-    own_copy = connections[papers.db].vendor == "sqlite"
     for key, rows in _rows(filters):
-        if own_copy and key in HELD:
+        if key in HELD:
             papers = papers.filter(**{f"{HELD[key][2]}__holds": filters[key]})
         else:
             papers = papers.filter(Exists(rows.filter(paper=OuterRef("pk"))))
@@ -60,6 +55,8 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
 
 
 def paper_id_sets(filters: dict) -> list[QuerySet]:
-    """The related-row filters as sets of paper ids (one `paper_id` column each): a
-    search may check a match against a small one before it reads the paper's row."""
+    """The related-row filters as sets of paper ids (one `paper_id` column each), each
+    read through its (value, paper) index: a search may check a match against a small
+    one before it reads the paper's row (SQLite), or let a small one lead the plan
+    (PostgreSQL)."""
     return [rows.order_by().values("paper_id") for _, rows in _rows(filters)]

@@ -156,6 +156,32 @@ def test_postgres_reads_a_common_words_matches_in_id_order_from_the_gist_index(a
     assert "papers_paper_search_gist" in plan and "Sort" not in plan
 
 
+def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archive):
+    """A rare word's window walked in id order would check every entry of the GiST
+    index: papers_search_in_id_order() sends it to the GIN index instead, from
+    PostgreSQL's estimate of the filtered matches."""
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL function")
+    from papers.search.backends import backend_for
+    from papers.search.query import parse
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE papers_paper")
+
+    def walks(text: str, filters: dict) -> bool:
+        base = filter_papers(Paper.objects.visible(), filters)
+        engine = backend_for(parse(text), base)
+        matches = engine._matching('"papers_paper"."search_vector"').order_by().values("id")
+        sql = connection.ops.compose_sql(*matches.query.sql_with_params())
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT papers_search_in_id_order(%s, 10)", [sql])
+            return cursor.fetchone()[0]
+
+    assert walks("graph ", {})  # 30 of 40 papers
+    assert not walks("nowhere ", {})
+    assert not walks("graph ", {"framework": "nothing-has-this"})
+
+
 def test_sqlite_checks_each_match_in_the_search_index_not_the_paper_row(archive):
     if connection.vendor != "sqlite":
         pytest.skip("an SQLite index")

@@ -60,7 +60,8 @@ class Backend:
         self.parsed = parsed
         self.base = base  # the filtered papers the query searches within
         # Sets of paper ids (a `paper_id` column) that `base` is already restricted to:
-        # a backend may use them to reject a match early (see SQLiteBackend).
+        # a backend may use them to reject a match early (SQLiteBackend) or to let a
+        # small one lead the plan (PostgresBackend).
         self.narrowed_by = tuple(narrowed_by)
         self.connection = connections[base.db]  # the request's database (a replica, maybe)
 
@@ -285,7 +286,11 @@ class SQLiteBackend(Backend):
             return {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
 
 
-# "id <-> 0": btree_gist's distance, which papers_paper_search_gist yields in order.
+# The search vector as papers_paper_search_gist indexes it (migration 0009): the same
+# vector, under an expression only that index answers, so that the planner never takes
+# the GiST index for a search the GIN index answers (a rare word's), nor the reverse.
+WALKED_VECTOR = """COALESCE("papers_paper"."search_vector", ''::tsvector)"""
+# "id <-> 0", btree_gist's distance from 0: the id order, which the GiST index yields.
 BY_ID = RawSQL('"papers_paper"."id" <-> 0', (), output_field=BigIntegerField()).asc()
 
 
@@ -315,10 +320,73 @@ class PostgresBackend(Backend):
         return f"({positive}{negative})", params
 
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
+        """The first `limit` matches by id, found one of two ways, whichever suits the
+        query: PostgreSQL's estimate of its matches decides, at run time, which of the
+        two parts of the UNION runs (papers_search_in_id_order(), migration 0009).
+
+        A query with many matches walks papers_paper_search_gist in id order: the
+        index holds each paper's hashed lexemes, so only the rows that hold every word
+        are read (three common words: ~11,300 rows, where the primary key's walk read
+        ~52,600). One with few matches (or a prefix, which the GiST index cannot check)
+        has the GIN index find them all, and sorts them: walked, its window would read
+        the whole GiST index. Left to choose between the two indexes, the planner took
+        the walk for a word in 2,300 papers (465 ms against ~7 ms): it cannot know that
+        a lossy index checks every entry.
+
+        Without an order the window was whichever matches a scan met first, and a
+        sequential scan of a large table starts where the last one left off
+        (synchronize_seqscans), so the same search ranked a different window from one
+        request to the next."""
+        vector = '"papers_paper"."search_vector"'
+        if self.parsed.has_prefix:
+            plain = self._matches(limit, score, "id", vector, sets=True)
+            return plain.query.sql_with_params()
+        # The estimate is of the filtered matches (a filter a few papers pass is best
+        # led by its own index), planned from this SQL with its values in it. As a
+        # subquery the function runs once, before either part (EXPLAIN makes it
+        # volatile, which a condition would otherwise run row by row).
+        counted = self._matching(vector).order_by().values("id")
+        estimated = self.connection.ops.compose_sql(*counted.query.sql_with_params())
+        walk = ("(SELECT papers_search_in_id_order(%s, %s))", (estimated, int(limit)))
+        walked = self._matches(limit, score, BY_ID, WALKED_VECTOR, walk)
+        plain = self._matches(limit, score, "id", vector, (f"NOT {walk[0]}", walk[1]), sets=True)
+        walked_sql, walked_params = walked.query.sql_with_params()
+        plain_sql, plain_params = plain.query.sql_with_params()
+        return f"({walked_sql}) UNION ALL ({plain_sql})", (*walked_params, *plain_params)
+
+    def _matching(self, vector: str) -> QuerySet:
+        """The papers of `base` whose `vector` (an expression of the search vector)
+        matches."""
+        query, params = self.tsquery()
+        return self.base.filter(RawSQL(f"{vector} @@ {query}", params, BooleanField()))
+
+    def _matches(
+        self,
+        limit: int,
+        score: bool,
+        order,
+        vector: str,
+        when: tuple[str, tuple] = ("", ()),
+        *,
+        sets: bool = False,
+    ) -> QuerySet:
+        """The first `limit` papers of `base` in `order` whose `vector` (an expression
+        of the search vector) matches, with the columns id, score and COLUMNS; none
+        unless `when` (a condition on constants alone, and its params) holds. `sets`:
+        name the sets the papers are narrowed by as well."""
         # The vector is stored inline (migration 0003): matching and scoring read it
         # from the heap row the scan is on, not from TOAST.
         query, params = self.tsquery()
-        condition = RawSQL(f'"papers_paper"."search_vector" @@ {query}', params, BooleanField())
+        matching = self._matching(vector)
+        if when[0]:
+            matching = matching.filter(RawSQL(*when, BooleanField()))
+        if sets:
+            # The sets the papers are narrowed by, once more as sets: a small one (a
+            # rare framework's papers) can then lead the plan, its papers' rows read
+            # rather than every match's (576k papers: `learning` with a status that 650
+            # of its matches hold, ~20 ms against ~500 ms).
+            for rows in self.narrowed_by:
+                matching = matching.filter(id__in=rows)
         if score:  # PostgreSQL computes a subquery's every column, used or not
             scored = RawSQL(
                 f'ts_rank({self.WEIGHTS}, "papers_paper"."search_vector", {query})',
@@ -327,21 +395,11 @@ class PostgresBackend(Backend):
             )
         else:
             scored = Value(None, FloatField())
-        # The first matches by id, as FTS5 yields them: without an order the window
-        # was whichever matches a scan met first, and a sequential scan of a large
-        # table starts where the last one left off (synchronize_seqscans), so the same
-        # search ranked a different window from one request to the next. Ordered as
-        # the distance from id 0 (the same order: ids are positive) the planner may
-        # take a common query's matches from papers_paper_search_gist in that order
-        # and stop at `limit`, reading only the rows whose hashed lexemes match
-        # (migration 0009); a rare one's it still finds with the GIN index and sorts.
-        window = (
-            self.base.order_by(BY_ID)
-            .filter(condition)
+        return (
+            matching.order_by(order)
             .annotate(score=scored)
             .values("id", "score", *self.COLUMNS[1:])[:limit]
         )
-        return window.query.sql_with_params()
 
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         if not ids:
