@@ -11,8 +11,9 @@ its facets.
 
 Every count comes from the matches' own rows: a paper's frameworks and sample statuses
 are kept on it (Paper.frameworks, Paper.sample_statuses, as JSON objects whose keys are
-the values), so no code link or sample is read. Looking them up per match in those
-tables cost ~45 ms at 10,000 matches on PostgreSQL, and ~20 ms on SQLite.
+the values), so no code link or sample is read: at 9,700 matches the facets cost ~9 ms
+of CPU on PostgreSQL and ~8 ms on SQLite, against ~15 and ~11 ms looking each match up
+in those tables.
 """
 
 from __future__ import annotations
