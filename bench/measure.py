@@ -95,6 +95,52 @@ def timed(call, arguments: list) -> list[float]:
     return times
 
 
+def process_cpu_ms(pid: int) -> float | None:
+    """CPU time (user + system) another process has used, in ms, from Linux /proc:
+    schedstat's nanoseconds where the kernel keeps them, else stat's clock ticks
+    (10 ms steps). None where neither can be read."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as fh:
+            return int(fh.read().split()[0]) / 1e6
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass
+class Timings:
+    wall: list[float]  # ms per call
+    cpu: list[float]  # this process's CPU ms per call, plus the other process's if given
+    other_cpu: list[float]  # the other process's share (e.g. a database backend), ms
+
+
+def timed_cpu(call, arguments: list, other_pid=None) -> Timings:
+    """Like timed(), with each call's CPU time: this process's (time.process_time, so
+    SQLite's work in it counts) and, given `other_pid` (a function returning a process
+    id, or None), that process's too: the PostgreSQL backend serving this process's
+    connection. On a shared machine wall time moves with the load; CPU time much less."""
+    out = Timings([], [], [])
+    for argument in arguments:
+        pid = other_pid() if other_pid else None
+        other = process_cpu_ms(pid) if pid else None
+        cpu = time.process_time()
+        started = time.perf_counter()
+        call(argument)
+        out.wall.append((time.perf_counter() - started) * 1000)
+        own = (time.process_time() - cpu) * 1000
+        spent = 0.0
+        if other is not None and (after := process_cpu_ms(pid)) is not None:
+            spent = after - other
+        out.other_cpu.append(spent)
+        out.cpu.append(own + spent)
+    return out
+
+
 def percentiles(times: list[float]) -> tuple[float, float]:
     """p50 and p95."""
     cuts = statistics.quantiles(times, n=100, method="inclusive")

@@ -406,6 +406,7 @@ class PaperAdmin(RecordAdmin):
                 "classes": ("collapse",),
                 "fields": (
                     ("code_link_count", "has_official_code", "sample_count"),
+                    ("frameworks", "sample_statuses"),
                     "has_report",
                     "report_url",
                     "report_atlas_url",
@@ -443,6 +444,8 @@ class PaperAdmin(RecordAdmin):
         "code_link_count",
         "has_official_code",
         "sample_count",
+        "frameworks",
+        "sample_statuses",
         "source_rank",
     )
     inlines = (

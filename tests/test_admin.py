@@ -325,6 +325,27 @@ def test_changing_a_sample_on_the_paper_page_marks_the_paper_edited(admin_client
     assert paper.edited_in_admin
 
 
+def test_a_framework_or_status_changed_on_the_paper_page_is_what_search_filters_on(
+    admin_client, client, make_paper
+):
+    paper = make_paper()
+    data = change_form_data(admin_client, paper)
+    data["code_links-0-framework"] = ["jax"]
+    data["samples-1-status"] = ["ran"]
+    post_change(admin_client, paper, data)
+    paper.refresh_from_db()
+    assert paper.frameworks == {"jax": 1}
+    assert paper.sample_statuses == {"ran_honours": 1, "ran": 1}
+    for params, found in [
+        ({"framework": "jax"}, True),
+        ({"framework": "pytorch"}, False),
+        ({"status": "ran"}, True),
+        ({"status": "timed_out"}, False),
+    ]:
+        body = client.get("/search", {"q": "attention", **params}).content.decode()
+        assert ("1 paper" in body) is found, params
+
+
 def test_removing_a_code_link_on_the_paper_page_refreshes_its_counts(admin_client, make_paper):
     paper = make_paper()
     assert (paper.code_link_count, paper.has_official_code) == (1, True)
@@ -334,6 +355,7 @@ def test_removing_a_code_link_on_the_paper_page_refreshes_its_counts(admin_clien
     paper.refresh_from_db()
     assert not CodeLink.objects.filter(paper=paper).exists()
     assert (paper.code_link_count, paper.has_official_code) == (0, False)
+    assert paper.frameworks == {}
 
 
 def test_hiding_a_related_paper_does_not_lock_the_paper(admin_client, make_paper):

@@ -202,8 +202,10 @@ def test_seed_record_imports_with_its_samples_links_and_ordered_authors(seed_rec
     seed = json.loads(seed_record_path.read_text())
     assert paper.samples.status_counts() == seed["syntology"]["summary"]
     assert paper.sample_count == 16 and paper.code_link_count == 1
+    assert paper.sample_statuses == seed["syntology"]["summary"]
     assert paper.report_claim.startswith("Per-sample execution status")
     link = paper.code_links.get()
+    assert paper.frameworks == {link.framework: 1}
     assert link.repository.licence == "MIT" and link.repository.reach_status == "ok"
 
 

@@ -6,13 +6,14 @@ change the end state."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import pytest
 from django.db import connection
 
 from papers.archive import importer
 from papers.archive import loader as loader_module
-from papers.archive.link_counts import LinkCounts, pack
+from papers.archive.link_counts import LinkCounts, pack, unpack
 from papers.models import CodeLink, Paper
 from papers.search import index as search_index
 from papers.search import search
@@ -27,11 +28,11 @@ PAPERS = [
     for i in range(40)
 ]
 LINKS = [
-    # p0: two repositories, one official
+    # p0: two repositories, one official, in two frameworks
     {"paper_url": "https://paperswithcode.com/paper/p0", "repo_url": "https://github.com/a/x",
-     "is_official": True},
+     "is_official": True, "framework": "pytorch"},
     {"paper_url": "https://paperswithcode.com/paper/p0", "repo_url": "https://github.com/a/y",
-     "is_official": False},
+     "is_official": False, "framework": "tf"},
     # p1: one repository named twice, official only in the first record (the last wins)
     {"paper_url": "https://paperswithcode.com/paper/p1", "repo_url": "https://github.com/b/x",
      "is_official": True},
@@ -44,23 +45,26 @@ LINKS = [
     {"paper_url": "https://paperswithcode.com/paper/p2", "repo_url": "ftp://example.org/x"},
     *(
         {"paper_url": f"https://paperswithcode.com/paper/p{i}",
-         "repo_url": f"https://github.com/many/r{i}", "is_official": i % 2 == 0}
+         "repo_url": f"https://github.com/many/r{i}", "is_official": i % 2 == 0,
+         "framework": ["pytorch", "jax", ""][i % 3]}
         for i in range(3, 30)
     ),
 ]  # fmt: skip
 
 
-def _counts() -> dict[str, tuple[int, bool]]:
+def _counts() -> dict[str, tuple[int, bool, dict[str, int]]]:
     return {
-        p.slug: (p.code_link_count, p.has_official_code) for p in Paper.objects.order_by("slug")
+        p.slug: (p.code_link_count, p.has_official_code, p.frameworks)
+        for p in Paper.objects.order_by("slug")
     }
 
 
-def _true_counts() -> dict[str, tuple[int, bool]]:
+def _true_counts() -> dict[str, tuple[int, bool, dict[str, int]]]:
     out = {}
     for paper in Paper.objects.order_by("slug"):
         links = CodeLink.objects.filter(paper=paper)
-        out[paper.slug] = (links.count(), links.filter(is_official=True).exists())
+        frameworks = Counter(links.exclude(framework="").values_list("framework", flat=True))
+        out[paper.slug] = (links.count(), links.filter(is_official=True).exists(), frameworks)
     return out
 
 
@@ -103,8 +107,9 @@ def test_papers_are_inserted_with_the_counts_of_the_links_file_that_follows(
     assert status == 1 and "ftp://example.org/x" in err  # the one rejected link
     counts = _counts()
     assert counts == _true_counts()
-    assert counts["p0"] == (2, True) and counts["p1"] == (1, False)
-    assert counts["stub-only"] == (1, True) and counts["p2"] == (0, False)
+    assert counts["p0"] == (2, True, {"pytorch": 1, "tf": 1}) and counts["p1"] == (1, False, {})
+    assert counts["stub-only"] == (1, True, {}) and counts["p2"] == (0, False, {})
+    assert counts["p3"] == (1, False, {"pytorch": 1})
     assert rewritten == [0]  # every paper went in with its final counts
 
 
@@ -165,7 +170,9 @@ def test_the_forecast_counts_each_repository_of_a_paper_once_and_the_last_offici
     finally:
         counts.close()
     assert forecast is not None
-    assert forecast["p0"] == pack(2, True) and forecast["p1"] == pack(1, False)
+    assert unpack(forecast["p0"], counts.shapes) == (2, True, {"pytorch": 1, "tf": 1})
+    assert unpack(forecast["p1"], counts.shapes) == (1, False, {})
+    assert unpack(forecast["p4"], counts.shapes) == (1, True, {"jax": 1})
     assert forecast["stub-only"] == pack(1, True) and "p2" not in forecast
 
 

@@ -289,7 +289,7 @@ def test_filters_apply_above_the_count_cap(db, cap):
 def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkeypatch, small_set):
     # A filter's set of papers is checked against each match before the paper row is
     # read when it is small (SQLite), or with the row otherwise: the page is the same.
-    from papers.models import CodeLink, Sample
+    from papers.models import CodeLink, PaperTask, Sample, Task
     from papers.querysets import filter_papers, paper_id_sets
     from papers.search.backends import SQLiteBackend
 
@@ -297,8 +297,15 @@ def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkey
     papers = [make_paper(title=f"Graph study {i}") for i in range(6)]
     CodeLink.objects.filter(paper__in=papers[:3]).update(framework="jax")
     Sample.objects.filter(paper__in=papers[1:5], status="timed_out").update(status="ran")
-    both = {"framework": "jax", "status": "ran"}
-    for filters in ({"framework": "jax"}, {"status": "ran"}, both):
+    Paper.objects.refresh_counts()
+    shared = Task.objects.create(slug="shared", name="Shared")
+    PaperTask.objects.bulk_create(PaperTask(paper=p, task=shared) for p in papers[2:])
+    for filters in (
+        {"task": "shared"},
+        {"task": "shared", "framework": "jax"},
+        {"task": "shared", "status": "ran"},
+        {"framework": "jax", "status": "ran"},
+    ):
         base = filter_papers(Paper.objects.visible(), filters)
         expected = search("graph ", base, limit=20)
         narrowed = search("graph ", base, limit=20, narrowed_by=paper_id_sets(filters))

@@ -206,6 +206,7 @@ def named(seeded):
     PaperMethod.objects.create(paper=seed, method=method)
     PaperDataset.objects.create(paper=seed, dataset=dataset)
     CodeLink.objects.filter(paper=seed).update(framework="PyTorch")
+    Paper.objects.filter(pk=seed.pk).refresh_counts()  # as the admin and imports do
     return seed
 
 

@@ -15,9 +15,10 @@ papers table's means a scan of its 3 GB. (An earlier attempt that deferred those
 made the full import slower.)
 
 The statements come from the models (Django's own index SQL, the names the migrations
-gave), so an index is "deferred" exactly when the models declare it and the database
-lacks it: an import killed before `build()` leaves them missing, and the next import's
-IndexPlan sees that and builds them when it ends.
+gave), and on PostgreSQL also from POSTGRES_ONLY (an index of a kind only PostgreSQL
+has, which no model can declare), so an index is "deferred" exactly when it is declared
+there and the database lacks it: an import killed before `build()` leaves them
+missing, and the next import's IndexPlan sees that and builds them when it ends.
 
 On PostgreSQL the same tables' foreign keys wait too (`foreign_keys()`). Django makes
 them DEFERRABLE INITIALLY DEFERRED, so every row a batch inserted queued a check that
@@ -55,6 +56,14 @@ POSTGRES_DEFINITIONS = {
         "CREATE INDEX paper_published_idx ON papers_paper (published DESC NULLS LAST, id DESC)"
     ),
 }
+# PostgreSQL indexes no model declares (their kind exists on PostgreSQL alone), as their
+# migrations made them: search's matches in id order (migration 0009).
+POSTGRES_ONLY = {
+    "papers_paper_search_gist": (
+        "CREATE INDEX papers_paper_search_gist ON papers_paper "
+        "USING gist (id, COALESCE(search_vector, ''::tsvector))"
+    ),
+}
 
 
 def statements() -> dict[str, str]:
@@ -68,6 +77,8 @@ def statements() -> dict[str, str]:
             name = str(statement.parts["name"]).strip('"')
             if name not in KEEP and not str(statement).startswith("CREATE UNIQUE"):
                 out[name] = POSTGRES_DEFINITIONS.get(name, str(statement))
+    if connection.vendor == "postgresql":
+        out.update(POSTGRES_ONLY)
     return out
 
 

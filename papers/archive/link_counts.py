@@ -1,17 +1,17 @@
 """Count each paper's code links before the papers are written.
 
-A paper's row carries its code-link count and whether any link is official (the listings
-sort and filter by them). An import of papers then links inserted every paper with no
-links and, at its end, `refresh_counts()` rewrote the row of each paper that had some:
-248,703 of 576,000 at full scale, 32 s of PostgreSQL's time in a 414 s import
-(bench/README.md), each update a copy of a 3.5 KB row with its abstract and search
-vector; and on PostgreSQL those writes would wait for the GIN index built beside the
-import's last files (papers.archive.gin_side) and then maintain it. So an import into a
-PostgreSQL database with no papers first has a forked child read the import's links
-files (`links-between-papers-and-code`, parsed as the import parses them) and count each
-paper's distinct repositories and official ones, while the writer starts on the papers.
-Once the counts arrive, each new paper's row is inserted with them
-(papers.archive.loader.Loader.papers).
+A paper's row carries its code-link count, whether any link is official and its links
+by framework (the listings sort and filter by them; search counts facets from them). An
+import of papers then links inserted every paper with no links and, at its end,
+`refresh_counts()` rewrote the row of each paper that had some: 248,703 of 576,000 at
+full scale, 32 s of PostgreSQL's time in a 414 s import (bench/README.md), each update a
+copy of a 3.5 KB row with its abstract and search vector; and on PostgreSQL those writes
+would wait for the GIN index built beside the import's last files (papers.archive.
+gin_side) and then maintain it. So an import into a PostgreSQL database with no papers
+first has a forked child read the import's links files (`links-between-papers-and-code`,
+parsed as the import parses them) and count each paper's distinct repositories, official
+ones and frameworks, while the writer starts on the papers. Once the counts arrive, each
+new paper's row is inserted with them (papers.archive.loader.Loader.papers).
 
 They are a forecast, not the record: `refresh_counts()` still reads every paper the
 import wrote at its end and rewrites the rows whose counts differ (papers inserted
@@ -37,14 +37,21 @@ from papers.archive.kinds import LinkIn
 from papers.archive.pipeline import KIND, OK, _die_with, events
 from papers.archive.readers import ArchiveReader
 
-
-def pack(links: int, official: bool) -> int:
-    """A paper's forecast as one small int (most are cached by CPython: little memory)."""
-    return 2 * links + official
+SHAPE_SHIFT = 40  # bits of a forecast below its frameworks' shape: 2 * links + official
 
 
-def unpack(value: int) -> tuple[int, bool]:
-    return value >> 1, bool(value & 1)
+def pack(links: int, official: bool, shape: int = 0) -> int:
+    """A paper's forecast as one int: its links, whether one is official, and the index
+    of its links by framework in the forecast's `shapes` (few distinct ones: most papers
+    have one PyTorch link). A paper without frameworks packs to a small int, cached by
+    CPython: little memory."""
+    return shape << SHAPE_SHIFT | 2 * links + official
+
+
+def unpack(value: int, shapes: list[dict[str, int]]) -> tuple[int, bool, dict[str, int]]:
+    """(links, official, {framework: links}) of a packed forecast."""
+    low = value & ((1 << SHAPE_SHIFT) - 1)
+    return low >> 1, bool(low & 1), shapes[value >> SHAPE_SHIFT]
 
 
 class LinkCounts:
@@ -54,6 +61,7 @@ class LinkCounts:
         self.child = None
         self._kinds: list[str | None] | None = None
         self._counts: dict[str, int] | None = None
+        self.shapes: list[dict[str, int]] = [{}]  # the packed forecasts' frameworks
         self._kinds_waited = False
         if "fork" not in multiprocessing.get_all_start_methods():
             return
@@ -77,7 +85,7 @@ class LinkCounts:
                 if tag == "kinds":
                     self._kinds = payload
                 else:
-                    self._counts = payload
+                    self._counts, self.shapes = payload
                     self.close()
                     return
         except (EOFError, OSError):  # the child failed: no forecast
@@ -94,9 +102,9 @@ class LinkCounts:
         return self._kinds
 
     def counts(self) -> dict[str, int] | None:
-        """{paper slug: pack(links, official)} over every links file of the import, or
-        None until the child has sent them. The caller may take entries out as it uses
-        them."""
+        """{paper slug: pack(links, official, shape)} over every links file of the
+        import (`unpack()` them with `shapes`), or None until the child has sent them.
+        The caller may take entries out as it uses them."""
         if self._counts is None:
             self._receive()
         return self._counts
@@ -139,7 +147,8 @@ def _count(paths: list[Path], kind: str | None, channel, parent: int) -> None:
     _die_with(parent)
     kinds = [_kind(path, kind) for path in paths]
     channel.send(("kinds", kinds))
-    official: dict[tuple[str, str], bool] = {}  # (slug, repository url) → the last is_official
+    # (slug, repository url) → the last record's (is_official, framework)
+    last: dict[tuple[str, str], tuple[bool, str]] = {}
     for path, file_kind in zip(paths, kinds, strict=True):
         if file_kind != "links":
             continue
@@ -147,15 +156,27 @@ def _count(paths: list[Path], kind: str | None, channel, parent: int) -> None:
             for event in events(path, file_kind, ArchiveReader(path)):
                 if event[0] == OK and isinstance(event[1], LinkIn):
                     link = event[1]
-                    official[link.paper.slug, link.repo.url] = bool(link.fields["is_official"])
+                    last[link.paper.slug, link.repo.url] = (
+                        bool(link.fields["is_official"]),
+                        link.fields.get("framework") or "",
+                    )
         except Exception:
             pass  # what was read of a broken file is still a forecast
     links: Counter[str] = Counter()
     with_official: set[str] = set()
-    for (slug, _), is_official in official.items():
+    frameworks: dict[str, Counter[str]] = {}
+    for (slug, _), (is_official, framework) in last.items():
         links[slug] += 1
         if is_official:
             with_official.add(slug)
-    del official
-    channel.send(("counts", {slug: pack(n, slug in with_official) for slug, n in links.items()}))
+        if framework:
+            frameworks.setdefault(slug, Counter())[framework] += 1
+    del last
+    shapes: dict[tuple, int] = {(): 0}
+    counts = {}
+    for slug, n in links.items():
+        shape = tuple(sorted(frameworks.get(slug, {}).items()))
+        index = shapes.setdefault(shape, len(shapes))
+        counts[slug] = pack(n, slug in with_official, index)
+    channel.send(("counts", (counts, [dict(shape) for shape in shapes])))
     channel.close()

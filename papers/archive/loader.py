@@ -9,7 +9,6 @@ are left alone unless `overwrite_edits`. Counts go to `Stats` per model.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from copy import deepcopy
@@ -59,6 +58,7 @@ from papers.models import (
     Sample,
     Task,
     refresh_browse_counts,
+    refresh_counts,
     uncertain_date,
 )
 from papers.search import index as search_index
@@ -362,6 +362,7 @@ class Loader:
         new, changed, ids = [], [], {}
         vectors: list[str | None] = []
         forecast = self.link_counts.counts() if self.link_counts is not None else None
+        shapes = self.link_counts.shapes if forecast is not None else []
         replace_lists: dict[str, dict[str, list[str]]] = {}
         for slug, paper in merged.items():
             row = existing.get(slug)
@@ -384,7 +385,7 @@ class Loader:
                 given = paper.fields
                 values = [defaults[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS]
                 text_names = author_names or ""
-                counts = () if forecast is None else unpack(forecast.pop(slug, 0))
+                counts = () if forecast is None else unpack(forecast.pop(slug, 0), shapes)
                 new.append(
                     (
                         slug,
@@ -442,7 +443,7 @@ class Loader:
                 new_ids = reserve_ids(Paper, len(new))
                 columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
                 if forecast is not None:  # refresh_counts() checks them at the end
-                    columns += ["code_link_count", "has_official_code"]
+                    columns += ["code_link_count", "has_official_code", "frameworks"]
                 rows = [(i, *row) for i, row in zip(new_ids, new, strict=True)]
                 if any(vectors):
                     rows = [(*row, v) for row, v in zip(rows, vectors, strict=True)]
@@ -921,67 +922,6 @@ class Loader:
             self.stats.total(outcome) for outcome in ("created", "updated", "deleted", "hidden")
         ):
             refresh_browse_counts()
-
-
-COUNTS_SPAN = 5000  # papers whose counts one round of refresh_counts() reads
-
-
-def refresh_counts(paper_ids: Iterable[int]) -> int:
-    """PaperQuerySet.refresh_counts() for many papers (ids in ascending order), in raw
-    SQL: ids an import wrote are mostly contiguous, so each round reads a range of ids
-    rather than binding thousands of them. Writes only the rows whose counts changed,
-    round by round (holding every changed row until the end took ~25 MB at 576k)."""
-    written = 0
-    with connection.cursor() as cursor:
-        for part in itertools.batched(paper_ids, COUNTS_SPAN):
-            low, high = part[0], part[-1]
-            if high - low < 4 * len(part):
-                where, params = "BETWEEN %s AND %s", [low, high]
-            else:  # sparse: name them (in pieces under SQLite's variable limit)
-                where, params = None, part
-            wanted = set(part)
-            links, samples, current, changed = {}, {}, [], []
-            for clause, args in _where(where, params):
-                cursor.execute(
-                    "SELECT paper_id, COUNT(*), COUNT(CASE WHEN is_official THEN 1 END) "
-                    f"FROM papers_codelink WHERE paper_id {clause} GROUP BY paper_id",
-                    args,
-                )
-                links.update((pid, (n, official > 0)) for pid, n, official in cursor.fetchall())
-                cursor.execute(
-                    f"SELECT paper_id, COUNT(*) FROM papers_sample WHERE paper_id {clause} "
-                    "GROUP BY paper_id",
-                    args,
-                )
-                samples.update(cursor.fetchall())
-                cursor.execute(
-                    "SELECT id, code_link_count, has_official_code, sample_count "
-                    f"FROM papers_paper WHERE id {clause}",
-                    args,
-                )
-                current.extend(cursor.fetchall())
-            for pk, n_links, has_official, n_samples in current:
-                if pk not in wanted:
-                    continue
-                fresh_links, official = links.get(pk, (0, False))
-                fresh = (fresh_links, official, samples.get(pk, 0))
-                if fresh != (n_links, bool(has_official), n_samples):
-                    changed.append((*fresh, pk))
-            cursor.executemany(
-                "UPDATE papers_paper SET code_link_count = %s, has_official_code = %s, "
-                "sample_count = %s WHERE id = %s",
-                changed,
-            )
-            written += len(changed)
-    return written
-
-
-def _where(clause: str | None, params: list):
-    if clause is not None:
-        yield clause, params
-        return
-    for part in chunks(params):
-        yield f"IN ({', '.join(['%s'] * len(part))})", part
 
 
 def _old_text(paper_ids: list[int]) -> list[tuple[int, str, str, str]]:

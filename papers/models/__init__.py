@@ -16,6 +16,7 @@ from papers.models.papers import (
     PaperAuthor,
     RelatedPaper,
     Repository,
+    refresh_counts,
     uncertain_date,
     uncertain_year,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "parse_metric_value",
     "ranked_rows",
     "refresh_browse_counts",
+    "refresh_counts",
     "report_by_repo_kind",
     "report_summary",
     "stated_lower_is_better",

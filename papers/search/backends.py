@@ -25,7 +25,7 @@ from functools import cached_property
 from itertools import islice
 
 from django.db import connections
-from django.db.models import BooleanField, FloatField, QuerySet, Value
+from django.db.models import BigIntegerField, BooleanField, FloatField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 
 from papers.search.facets import FACET_COLUMNS, facet_selects, facets_from
@@ -49,13 +49,22 @@ class Backend:
     # than scored over a window of its first matches (see search()).
     TIERED = False
     # Besides score: what the orders and the facets read (facets.facet_selects).
-    COLUMNS = ("id", "published", "code_link_count", "has_official_code", "sample_count")
+    COLUMNS = (
+        "id",
+        "published",
+        "code_link_count",
+        "has_official_code",
+        "sample_count",
+        "frameworks",
+        "sample_statuses",
+    )
 
     def __init__(self, parsed: ParsedQuery, base: QuerySet, narrowed_by: Sequence[QuerySet] = ()):
         self.parsed = parsed
         self.base = base  # the filtered papers the query searches within
         # Sets of paper ids (a `paper_id` column) that `base` is already restricted to:
-        # a backend may use them to reject a match early (see SQLiteBackend).
+        # a backend may use them to reject a match early (SQLiteBackend) or to let a
+        # small one lead the plan (PostgresBackend).
         self.narrowed_by = tuple(narrowed_by)
         self.connection = connections[base.db]  # the request's database (a replica, maybe)
 
@@ -111,6 +120,7 @@ class Backend:
         fewer (None above): the matches are found once for the page, its count and its
         facets."""
         sql, params, order_by = self._ordered_window(candidates, order)
+        within = f"(SELECT COUNT(*) FROM m) <= {int(cap)}"
         rows = self._fetch(
             f"WITH m AS MATERIALIZED ({sql}) "
             "SELECT kind, value, n, position FROM ("
@@ -119,7 +129,7 @@ class Backend:
             f"ORDER BY {order_by} LIMIT {int(limit)} OFFSET {int(offset)}) AS page "
             "UNION ALL SELECT 'count', '', COUNT(*), 0 FROM m "
             "UNION ALL SELECT facet, value, n, 0 FROM ("
-            f"{facet_selects(where=f'(SELECT COUNT(*) FROM m) <= {int(cap)}')}"
+            f"{facet_selects(self.connection.vendor, where=within)}"
             ") AS facets) AS answer",
             params,
         )
@@ -150,7 +160,12 @@ class Backend:
 
 class SQLiteBackend(Backend):
     TIERED = True
-    SMALL_SET = 100_000  # rows; see _small_sets
+    # A covering index of COLUMNS and the filters' columns (migration 0008): each match
+    # FTS5 yields is checked in its entry (~0.3 µs) rather than in the paper's row, which
+    # holds the abstract (~2 µs). Without statistics SQLite looks a rowid up in the table,
+    # so the window names the index.
+    INDEX = "paper_search_idx"
+    SMALL_SET = 25_000  # rows; see _small_sets
     WEIGHTS = "10.0, 3.0, 1.0"  # title, abstract, author_names
     RELEVANCE = "score, id"  # bm25() is lower for better matches
     # A private, per-connection FTS5 table the page's papers are copied into to be
@@ -187,6 +202,8 @@ class SQLiteBackend(Backend):
         # SQLite flattens the filtered subquery into a join driven by the FTS index.
         base = self.base.order_by().values(*self.COLUMNS)
         base_sql, base_params = base.query.sql_with_params()
+        table = f'FROM "{base.model._meta.db_table}"'
+        base_sql = base_sql.replace(table, f"{table} INDEXED BY {self.INDEX}", 1)
         columns = ", ".join(f"base.{c} AS {c}" for c in self.COLUMNS[1:])
         # bm25() reads every match of every word once per query, before the first row, to
         # weigh the words: only a ranking asks for it, never a count.
@@ -293,6 +310,14 @@ class SQLiteBackend(Backend):
         return text[: last.end()] if last else text
 
 
+# The search vector as papers_paper_search_gist indexes it (migration 0009): the same
+# vector, under an expression only that index answers, so that the planner never takes
+# the GiST index for a search the GIN index answers (a rare word's), nor the reverse.
+WALKED_VECTOR = """COALESCE("papers_paper"."search_vector", ''::tsvector)"""
+# "id <-> 0", btree_gist's distance from 0: the id order, which the GiST index yields.
+BY_ID = RawSQL('"papers_paper"."id" <-> 0', (), output_field=BigIntegerField()).asc()
+
+
 class PostgresBackend(Backend):
     WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"  # D, C (authors), B (abstract), A (title)
     RELEVANCE = "score DESC, id"
@@ -319,10 +344,73 @@ class PostgresBackend(Backend):
         return f"({positive}{negative})", params
 
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
+        """The first `limit` matches by id, found one of two ways, whichever suits the
+        query: PostgreSQL's estimate of its matches decides, at run time, which of the
+        two parts of the UNION runs (papers_search_in_id_order(), migration 0009).
+
+        A query with many matches walks papers_paper_search_gist in id order: the
+        index holds each paper's hashed lexemes, so only the rows that hold every word
+        are read (three common words: ~11,300 rows, where the primary key's walk read
+        ~52,600). One with few matches (or a prefix, which the GiST index cannot check)
+        has the GIN index find them all, and sorts them: walked, its window would read
+        the whole GiST index. Left to choose between the two indexes, the planner took
+        the walk for a word in 2,300 papers (465 ms against ~7 ms): it cannot know that
+        a lossy index checks every entry.
+
+        Without an order the window was whichever matches a scan met first, and a
+        sequential scan of a large table starts where the last one left off
+        (synchronize_seqscans), so the same search ranked a different window from one
+        request to the next."""
+        vector = '"papers_paper"."search_vector"'
+        if self.parsed.has_prefix:
+            plain = self._matches(limit, score, "id", vector, sets=True)
+            return plain.query.sql_with_params()
+        # The estimate is of the filtered matches (a filter a few papers pass is best
+        # led by its own index), planned from this SQL with its values in it. As a
+        # subquery the function runs once, before either part (EXPLAIN makes it
+        # volatile, which a condition would otherwise run row by row).
+        counted = self._matching(vector).order_by().values("id")
+        estimated = self.connection.ops.compose_sql(*counted.query.sql_with_params())
+        walk = ("(SELECT papers_search_in_id_order(%s, %s))", (estimated, int(limit)))
+        walked = self._matches(limit, score, BY_ID, WALKED_VECTOR, walk)
+        plain = self._matches(limit, score, "id", vector, (f"NOT {walk[0]}", walk[1]), sets=True)
+        walked_sql, walked_params = walked.query.sql_with_params()
+        plain_sql, plain_params = plain.query.sql_with_params()
+        return f"({walked_sql}) UNION ALL ({plain_sql})", (*walked_params, *plain_params)
+
+    def _matching(self, vector: str) -> QuerySet:
+        """The papers of `base` whose `vector` (an expression of the search vector)
+        matches."""
+        query, params = self.tsquery()
+        return self.base.filter(RawSQL(f"{vector} @@ {query}", params, BooleanField()))
+
+    def _matches(
+        self,
+        limit: int,
+        score: bool,
+        order,
+        vector: str,
+        when: tuple[str, tuple] = ("", ()),
+        *,
+        sets: bool = False,
+    ) -> QuerySet:
+        """The first `limit` papers of `base` in `order` whose `vector` (an expression
+        of the search vector) matches, with the columns id, score and COLUMNS; none
+        unless `when` (a condition on constants alone, and its params) holds. `sets`:
+        name the sets the papers are narrowed by as well."""
         # The vector is stored inline (migration 0003): matching and scoring read it
         # from the heap row the scan is on, not from TOAST.
         query, params = self.tsquery()
-        condition = RawSQL(f'"papers_paper"."search_vector" @@ {query}', params, BooleanField())
+        matching = self._matching(vector)
+        if when[0]:
+            matching = matching.filter(RawSQL(*when, BooleanField()))
+        if sets:
+            # The sets the papers are narrowed by, once more as sets: a small one (a
+            # rare framework's papers) can then lead the plan, its papers' rows read
+            # rather than every match's (576k papers: `learning` with a status that 650
+            # of its matches hold, ~20 ms against ~500 ms).
+            for rows in self.narrowed_by:
+                matching = matching.filter(id__in=rows)
         if score:  # PostgreSQL computes a subquery's every column, used or not
             scored = RawSQL(
                 f'ts_rank({self.WEIGHTS}, "papers_paper"."search_vector", {query})',
@@ -331,19 +419,11 @@ class PostgresBackend(Backend):
             )
         else:
             scored = Value(None, FloatField())
-        # The first matches by id, as FTS5 yields them: without an order the window
-        # was whichever matches a scan met first, and a sequential scan of a large
-        # table starts where the last one left off (synchronize_seqscans), so the same
-        # search ranked a different window from one request to the next. In id order
-        # the planner also walks the primary key and stops at `limit` for a common
-        # word, and merges a related-row filter's (paper, …) index in step.
-        window = (
-            self.base.order_by("id")
-            .filter(condition)
+        return (
+            matching.order_by(order)
             .annotate(score=scored)
             .values("id", "score", *self.COLUMNS[1:])[:limit]
         )
-        return window.query.sql_with_params()
 
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         if not ids:

@@ -8,37 +8,60 @@ the match (and a prefix term's expansion) four times. A search page within the c
 cap counts them in the query that finds its page (Backend.ranked_window_with_facets,
 through facet_selects()), so the matches are found once for the page, its count and
 its facets.
+
+Every count comes from the matches' own rows: a paper's frameworks and sample statuses
+are kept on it (Paper.frameworks, Paper.sample_statuses, as JSON objects whose keys are
+the values), so no code link or sample is read: at 9,700 matches the facets cost ~9 ms
+of CPU on PostgreSQL and ~8 ms on SQLite, against ~15 and ~11 ms looking each match up
+in those tables.
 """
 
 from __future__ import annotations
 
 from django.db import connections
 
-from papers.models import CodeLink, Paper, Sample
+from papers.models import Paper
 
-FACET_COLUMNS = ("id", "code_link_count", "has_official_code", "sample_count")
+FACET_COLUMNS = (
+    "id",
+    "code_link_count",
+    "has_official_code",
+    "sample_count",
+    "frameworks",
+    "sample_statuses",
+)
+# The keys of a JSON object column `shape`, one row each, as `key` (per engine).
+_KEYS = {
+    "postgresql": "SELECT jsonb_object_keys(shape) AS key, n FROM ({shapes}) AS shapes",
+    "sqlite": "SELECT k.key, n FROM ({shapes}) AS shapes, json_each(shapes.shape) AS k",
+}
 
 
-def facet_selects(m: str = "m", where: str = "") -> str:
+def facet_selects(vendor: str, m: str = "m", where: str = "") -> str:
     """The facet counts over a CTE `m` (FACET_COLUMNS) as UNION ALL'ed rows (facet,
     value, count). `where`: a condition every part must meet too (the combined query
     of a search page counts facets only within the cap).
 
-    Only the papers whose denormalised counts say they have code links (or samples)
-    are looked up in those tables: at 10,000 matches each lookup was ~45 ms on
-    PostgreSQL, and most papers have neither (PaperQuerySet.refresh_counts keeps the
-    counts true)."""
-    codelinks, samples = CodeLink._meta.db_table, Sample._meta.db_table
+    A paper's frameworks (or statuses) are counted by their distinct objects first: a
+    few dozen ({"pytorch": 1} is most of them), whose keys are then taken apart. Taking
+    every paper's object apart cost ~4 µs a paper on PostgreSQL (a set-returning
+    function call each)."""
     also = f" AND {where}" if where else ""
+
+    def keys(facet: str, column: str, count: str) -> str:
+        shapes = (
+            f"SELECT {column} AS shape, COUNT(*) AS n FROM {m} "
+            f"WHERE {count} > 0{also} GROUP BY {column}"
+        )
+        each = _KEYS[vendor].format(shapes=shapes)
+        return f"SELECT '{facet}', key, CAST(SUM(n) AS INTEGER) FROM ({each}) AS keys GROUP BY key"
+
     return (
         f"SELECT 'code' AS facet, 'has_code' AS value, COUNT(*) AS n FROM {m} "
         f"WHERE code_link_count > 0{also} "
         f"UNION ALL SELECT 'code', 'official', COUNT(*) FROM {m} WHERE has_official_code{also} "
-        f"UNION ALL SELECT 'framework', framework, COUNT(DISTINCT paper_id) FROM {codelinks} "
-        f"WHERE paper_id IN (SELECT id FROM {m} WHERE code_link_count > 0) "
-        f"AND framework <> ''{also} GROUP BY framework "
-        f"UNION ALL SELECT 'status', status, COUNT(DISTINCT paper_id) FROM {samples} "
-        f"WHERE paper_id IN (SELECT id FROM {m} WHERE sample_count > 0){also} GROUP BY status"
+        f"UNION ALL {keys('framework', 'frameworks', 'code_link_count')} "
+        f"UNION ALL {keys('status', 'sample_statuses', 'sample_count')}"
     )
 
 
@@ -53,8 +76,9 @@ def facets_from(rows) -> dict[str, dict[str, int]]:
 def facet_counts(matches_sql: str, params, using: str) -> dict[str, dict[str, int]]:
     """Counts over the papers `matches_sql` selects; it must give FACET_COLUMNS, one row
     a paper."""
-    sql = f"WITH m AS MATERIALIZED ({matches_sql}) {facet_selects()}"
-    with connections[using].cursor() as cursor:
+    connection = connections[using]
+    sql = f"WITH m AS MATERIALIZED ({matches_sql}) {facet_selects(connection.vendor)}"
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return facets_from(cursor.fetchall())
 

@@ -1,0 +1,204 @@
+"""Search's framework and sample-status filters and its facets read each paper's own
+counts (Paper.frameworks, Paper.sample_statuses); they must say what the code links and
+samples say, on every engine, above and below the count cap."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections import Counter
+
+import pytest
+from django.db import connection
+from django.db.models import Exists, OuterRef
+
+from papers.models import CodeLink, Paper, Repository, Sample
+from papers.querysets import filter_papers, paper_id_sets
+from papers.search import search
+
+pytestmark = pytest.mark.django_db
+
+FRAMEWORKS = ["pytorch", "pytorch", "tf", "jax", "", 'we"ird']
+STATUSES = ["ran", "ran", "ran_honours", "timed_out", 'odd "one"']
+FILTERS = [
+    {},
+    {"framework": "pytorch"},
+    {"framework": 'we"ird'},
+    {"framework": "nothing-has-this"},
+    {"status": "ran"},
+    {"status": 'odd "one"'},
+    {"has_code": True, "framework": "tf"},
+    {"official": True, "status": "ran_honours"},
+    {"framework": "jax", "status": "timed_out"},
+    {"year_from": 2015, "framework": "pytorch"},
+]
+
+
+@pytest.fixture
+def archive(db):
+    """Forty papers, most titled "Graph …", with random code links and samples; some
+    hidden, some undated."""
+    rng = random.Random(7)
+    for i in range(40):
+        paper = Paper.objects.create(
+            slug=f"p-{i}",
+            title=f"Graph study {i}" if i % 7 else f"Other topic {i}",
+            hidden=i % 11 == 5,
+            published=None if i % 9 == 4 else dt.date(2010 + i % 12, 1 + i % 12, 1),
+        )
+        for j in range(rng.choice([0, 0, 1, 2, 3])):
+            repository = Repository.objects.create(url=f"https://github.com/o{i}/r{j}")
+            CodeLink.objects.create(
+                paper=paper,
+                repository=repository,
+                framework=rng.choice(FRAMEWORKS),
+                is_official=rng.random() < 0.4,
+            )
+        for j in range(rng.choice([0, 0, 0, 2, 4])):
+            Sample.objects.create(paper=paper, position=j, repo="o/r", status=rng.choice(STATUSES))
+    Paper.objects.refresh_counts()
+
+
+def _as_before(filters: dict):
+    """The filters as they read the code links and samples themselves."""
+    papers = Paper.objects.visible()
+    if filters.get("has_code"):
+        papers = papers.filter(code_link_count__gt=0)
+    if filters.get("official"):
+        papers = papers.filter(has_official_code=True)
+    if framework := filters.get("framework"):
+        papers = papers.filter(
+            Exists(CodeLink.objects.filter(paper=OuterRef("pk"), framework=framework))
+        )
+    if status := filters.get("status"):
+        papers = papers.filter(Exists(Sample.objects.filter(paper=OuterRef("pk"), status=status)))
+    if year := filters.get("year_from"):
+        papers = papers.filter(published__gte=dt.date(year, 1, 1))
+    return papers
+
+
+def _facets(ids) -> dict[str, dict[str, int]]:
+    """The facets counted from the code links and samples of these papers."""
+    papers = Paper.objects.filter(id__in=ids)
+    links = CodeLink.objects.filter(paper__in=papers).exclude(framework="")
+    frameworks = Counter(f for _, f in set(links.values_list("paper_id", "framework")))
+    samples = Sample.objects.filter(paper__in=papers)
+    statuses = Counter(s for _, s in set(samples.values_list("paper_id", "status")))
+    code = {
+        "has_code": papers.filter(code_link_count__gt=0).count(),
+        "official": papers.filter(has_official_code=True).count(),
+    }
+    return {"code": code, "framework": dict(frameworks), "status": dict(statuses)}
+
+
+def _newest(ids) -> list[int]:
+    rows = Paper.objects.filter(id__in=ids).values_list("id", "published")
+    undated = sorted((pk for pk, day in rows if day is None), reverse=True)
+    dated = sorted(((day, pk) for pk, day in rows if day is not None), reverse=True)
+    return [pk for _, pk in dated] + undated
+
+
+def cleaned(filters: dict) -> dict:
+    """The filters as SearchForm cleans them: a framework as the stored spellings it
+    matches (here the one given)."""
+    if "framework" in filters:
+        return {**filters, "frameworks": [filters["framework"]]}
+    return filters
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f) if f else "none")
+@pytest.mark.parametrize("text", ["graph ", "graph", ""])
+def test_filters_and_facets_say_what_the_code_links_and_samples_say(archive, filters, text):
+    expected = _as_before(filters)
+    if text:
+        expected = expected.filter(title__icontains="graph")
+    ids = set(expected.values_list("id", flat=True))
+    base = filter_papers(Paper.objects.visible(), cleaned(filters))
+    for sort in ("relevance", "newest"):
+        page = search(
+            text, base, sort=sort, limit=50, facets=True, narrowed_by=paper_id_sets(cleaned(filters))
+        )
+        assert (page.total, page.capped) == (len(ids), False)
+        assert set(page.ids) == ids
+        assert page.facets == _facets(ids)
+    assert page.ids == _newest(ids)
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{}, {"framework": "pytorch"}, {"status": "ran"}, {"has_code": True, "framework": "tf"}],
+    ids=repr,
+)
+def test_above_the_count_cap_the_window_is_the_first_filtered_matches_by_id(
+    archive, filters, monkeypatch
+):
+    import papers.search
+
+    monkeypatch.setattr(papers.search, "COUNT_CAP", 3)
+    matches = sorted(
+        _as_before(filters).filter(title__icontains="graph").values_list("id", flat=True)
+    )
+    assert len(matches) > 4
+    base = filter_papers(Paper.objects.visible(), cleaned(filters))
+    page = search("graph ", base, sort="newest", limit=20, facets=True)
+    assert page.capped and page.facets is None
+    assert page.ids == _newest(matches[:4])  # the counted window: cap + 1
+
+
+def test_postgres_reads_a_common_words_matches_in_id_order_from_the_gist_index(archive):
+    """papers_paper_search_gist (migration 0009) can give the window's matches in its
+    order, so the planner need not read every row on the way; the window must stay
+    ordered the way the index orders them."""
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL index")
+    from papers.search.backends import backend_for
+    from papers.search.query import parse
+
+    engine = backend_for(parse("graph "), Paper.objects.visible())
+    sql, params = engine._window(10)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "papers_paper_search_gist" in plan and "Sort" not in plan
+
+
+def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archive):
+    """A rare word's window walked in id order would check every entry of the GiST
+    index: papers_search_in_id_order() sends it to the GIN index instead, from
+    PostgreSQL's estimate of the filtered matches."""
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL function")
+    from papers.search.backends import backend_for
+    from papers.search.query import parse
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE papers_paper")
+
+    def walks(text: str, filters: dict) -> bool:
+        base = filter_papers(Paper.objects.visible(), cleaned(filters))
+        engine = backend_for(parse(text), base)
+        matches = engine._matching('"papers_paper"."search_vector"').order_by().values("id")
+        sql = connection.ops.compose_sql(*matches.query.sql_with_params())
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT papers_search_in_id_order(%s, 10)", [sql])
+            return cursor.fetchone()[0]
+
+    assert walks("graph ", {})  # 30 of 40 papers
+    assert not walks("nowhere ", {})
+    assert not walks("graph ", {"framework": "nothing-has-this"})
+
+
+def test_sqlite_checks_each_match_in_the_search_index_not_the_paper_row(archive):
+    if connection.vendor != "sqlite":
+        pytest.skip("an SQLite index")
+    from papers.search.backends import backend_for
+    from papers.search.query import parse
+
+    base = filter_papers(Paper.objects.visible(), cleaned({"has_code": True, "framework": "tf"}))
+    sql, params = backend_for(parse("graph "), base)._window(10)
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        plan = "\n".join(row[-1] for row in cursor.fetchall())
+    assert "USING COVERING INDEX paper_search_idx" in plan
