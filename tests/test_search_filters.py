@@ -116,7 +116,12 @@ def test_filters_and_facets_say_what_the_code_links_and_samples_say(archive, fil
     base = filter_papers(Paper.objects.visible(), cleaned(filters))
     for sort in ("relevance", "newest"):
         page = search(
-            text, base, sort=sort, limit=50, facets=True, narrowed_by=paper_id_sets(cleaned(filters))
+            text,
+            base,
+            sort=sort,
+            limit=50,
+            facets=True,
+            narrowed_by=paper_id_sets(cleaned(filters)),
         )
         assert (page.total, page.capped) == (len(ids), False)
         assert set(page.ids) == ids
