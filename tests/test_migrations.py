@@ -36,6 +36,8 @@ def test_the_search_index_triggers_survive_every_migration():
             )
             expected = {"papers_paper_search_vector"}
         assert {row[0] for row in cursor.fetchall()} >= expected
+
+
 @pytest.mark.django_db(transaction=True)
 def test_migrating_an_existing_archive_fills_each_papers_frameworks_and_statuses():
     from django.db import connection
