@@ -3,7 +3,6 @@
 See the configuration table in README.md; codewithpapers/env.py holds the readers.
 """
 
-import sys
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -22,11 +21,9 @@ from codewithpapers.env import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = env_bool("DEBUG", False)
-# The test suite runs with Django's fast test settings (see the end of this file).
-TESTING = "pytest" in sys.modules or sys.argv[1:2] == ["test"]
 
 _DEV_SECRET = "dev-only-insecure-secret-key-change-me-0123456789abcdefghijklmnop"
-SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET if (DEBUG or TESTING) else "")
+SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET if DEBUG else "")
 if not SECRET_KEY:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
 
@@ -129,9 +126,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# Development and tests serve static files straight from the finders (no collectstatic).
-WHITENOISE_USE_FINDERS = DEBUG or TESTING
-WHITENOISE_AUTOREFRESH = DEBUG or TESTING
+# Development serves static files straight from the finders (no collectstatic).
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 # Files served at the site's root: /favicon.ico, which browsers and feed readers ask for
 # whatever the page's <link rel="icon"> says.
 WHITENOISE_ROOT = BASE_DIR / "public"
@@ -303,9 +300,3 @@ HEALTHZ_TIMEOUT_MS = env_int("HEALTHZ_TIMEOUT_MS", 1000, minimum=50)
 # PostgreSQL: an import computes new papers' search vectors on a second connection while
 # it writes (papers.archive.vectors); false leaves them to the trigger in the writer's.
 IMPORT_SIDE_INDEX = env_bool("IMPORT_SIDE_INDEX", True)
-
-if TESTING:
-    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
-    SECURE_SSL_REDIRECT = False
-    STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}

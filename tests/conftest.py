@@ -61,6 +61,23 @@ def pytest_sessionstart(session):
             )
 
 
+# Session fixtures that start a process: a test using one is marked `servers`.
+SERVER_FIXTURES = {
+    "collected_static",
+    "migrated_sqlite",
+    "private_cluster",
+    "private_redis",
+    "private_replica",
+    "small_archive",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.servers)
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args():
     """pytest-playwright launches the system Chromium (tests/browser.py)."""
@@ -87,6 +104,20 @@ def seed_record_path() -> Path:
             pytest.fail(f"{SEED_RECORD} is missing in CI")
         pytest.skip(f"{SEED_RECORD} not present")
     return SEED_RECORD
+
+
+@pytest.fixture
+def seed_paper(db):
+    """The seed record as fixtures/seed.json holds it (tests/test_fixtures.py keeps the
+    fixture equal to importing the record), with the browse counts an import leaves: the
+    page guards need no file outside the repository."""
+    from django.core.management import call_command
+
+    from papers.models import Paper, refresh_browse_counts
+
+    call_command("loaddata", "seed", verbosity=0)
+    refresh_browse_counts()
+    return Paper.objects.get(slug="limits-to-depth-efficiencies-of-self")
 
 
 @pytest.fixture

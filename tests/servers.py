@@ -44,6 +44,9 @@ PRODUCTION = {
     "ALLOWED_HOSTS": "127.0.0.1,localhost",
     "SECURE_SSL_REDIRECT": "false",
     "LOG_LEVEL": "WARNING",
+    # A process that a test gives no database of its own must not make db.sqlite3 in
+    # the checkout (the developer's database).
+    "DATABASE_URL": "sqlite:///:memory:",
 }
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 

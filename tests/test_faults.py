@@ -28,6 +28,8 @@ from tests.servers import (
     production_env,
 )
 
+pytestmark = pytest.mark.servers
+
 LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 

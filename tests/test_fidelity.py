@@ -24,7 +24,7 @@ from papers.models import (
 from tests.archive_helpers import run_import, write
 from tests.conftest import realdata
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.realdata, pytest.mark.django_db]
 
 DATAFINDER = "viswavi__datafinder/data/dataset_search_collection.jsonl"
 TASKS = "paperswithcode__sota-extractor/data/tasks"

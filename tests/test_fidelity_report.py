@@ -21,7 +21,7 @@ from tests.test_fidelity import (
     imported,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.realdata, pytest.mark.django_db]
 
 
 def archive_files() -> list:

@@ -15,7 +15,10 @@ from tests.archive_helpers import fts_searches, run_import, write
 from tests.servers import manage, production_env
 from tests.test_import_archive import PAPERS
 
-pytestmark = pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 index is SQLite's")
+pytestmark = [
+    pytest.mark.servers,
+    pytest.mark.skipif(connection.vendor != "sqlite", reason="the FTS5 index is SQLite's"),
+]
 
 
 def test_a_bulk_import_builds_the_search_index_beside_it_as_a_rebuild_would(

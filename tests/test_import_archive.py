@@ -516,6 +516,7 @@ def test_archive_to_fixture_then_loaddata_equals_import(archive, tmp_path):
     assert db_state() == loaded
 
 
+@pytest.mark.realdata
 def test_real_methods_dumps_import(django_db_blocker):
     files = [
         realdata("mariaayuso__topic-modeling-on-software/methods.json.gz"),
@@ -530,6 +531,7 @@ def test_real_methods_dumps_import(django_db_blocker):
     )
 
 
+@pytest.mark.realdata
 def test_real_evaluation_tables_import_with_rejects_explained():
     files = sorted(realdata("paperswithcode__sota-extractor/data/tasks").glob("*.json"))
     status, _out, err = run_import(*files)
@@ -540,6 +542,7 @@ def test_real_evaluation_tables_import_with_rejects_explained():
     assert TaskEdge.objects.exists()
 
 
+@pytest.mark.realdata
 def test_real_api_pages_and_derived_datasets_import():
     status, _, err = run_import(
         realdata("codingpot__paperswithcode-go/dummy/paper_list_response.json"),

@@ -105,6 +105,7 @@ def test_abstract_hard_line_breaks_join_and_indented_lines_start_paragraphs():
     assert "<math" in out and "&lt;b&gt;x&lt;/b&gt;" in out
 
 
+@pytest.mark.realdata
 def test_real_method_descriptions_render_without_raw_markdown_or_unsafe_html():
     with gzip.open(realdata("mariaayuso__topic-modeling-on-software/methods.json.gz")) as file:
         methods = json.load(file)
@@ -122,6 +123,7 @@ def test_real_method_descriptions_render_without_raw_markdown_or_unsafe_html():
     assert raw_bold < len(methods) // 100
 
 
+@pytest.mark.realdata
 def test_real_dataset_and_task_descriptions_render(tmp_path):
     path = realdata("viswavi__datafinder/data/dataset_search_collection.jsonl")
     rendered = 0

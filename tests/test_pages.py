@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -15,9 +14,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def seeded(seed_record_path):
-    call_command("import_archive", str(seed_record_path), verbosity=0)
-    return Paper.objects.get(slug="limits-to-depth-efficiencies-of-self")
+def seeded(seed_paper):
+    return seed_paper
 
 
 def _add_papers(count: int, start: int = 0) -> None:

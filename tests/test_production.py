@@ -23,7 +23,7 @@ from tests.servers import (
     production_env,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.servers, pytest.mark.django_db]
 
 
 def test_check_deploy_reports_nothing_in_production_mode():

@@ -378,6 +378,7 @@ def _group(values):
 # --- real papers --------------------------------------------------------------------------
 
 
+@pytest.mark.realdata
 def test_on_real_papers_a_list_is_dominated_by_its_own_area():
     path = realdata("1pha__BayesianActiveLearning/converted/test_dataset.jsonl")
     records = [json.loads(line) for line in path.read_text().splitlines()]

@@ -8,8 +8,12 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from codewithpapers.routers import PRIMARY, ReplicaRouter, reading_from_replicas
 from tests.servers import ROOT, production_env
+
+pytestmark = pytest.mark.servers
 
 SCRIPT = r"""
 import json

@@ -342,6 +342,7 @@ def test_facets_counted_with_the_page_equal_a_count_of_every_match(make_paper, t
     assert page.total == (7 if "-survey" in text else 8)
 
 
+@pytest.mark.realdata
 def test_a_huge_abstract_does_not_slow_the_highlighted_snippet(db, realdata_abstracts):
     """FTS5's snippet() costs the square of the matches in its text: an abstract that is
     one word 20,000 times took seconds to highlight (a megabyte, minutes). Snippets are

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -31,8 +30,7 @@ def _text(body: str) -> str:
 
 
 @pytest.fixture
-def seeded(seed_record_path):
-    call_command("import_archive", str(seed_record_path), verbosity=0)
+def seeded(seed_paper):
     for i in range(30):
         Paper.objects.create(
             slug=f"width-study-{i}",

@@ -14,6 +14,8 @@ from django.core.exceptions import ImproperlyConfigured
 from codewithpapers.env import parse_database_url
 from tests.servers import manage, production_env
 
+pytestmark = pytest.mark.servers
+
 ROOT = Path(__file__).resolve().parent.parent
 KNOBS = ("DEBUG", "SECRET_KEY", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS", "ALLOWED_HOSTS")
 
@@ -31,8 +33,8 @@ GOOD = {"DEBUG": "false", **SECRET}
 
 @pytest.fixture(scope="module")
 def start_ups() -> dict[str, tuple[int, str]]:
-    """Each case's `django.setup()` in a fresh interpreter (not under pytest, so not
-    TESTING), all started at once: case -> (exit status, stderr)."""
+    """Each case's `django.setup()` in a fresh interpreter with the site's own settings
+    (not the suite's), all started at once: case -> (exit status, stderr)."""
     base = {k: v for k, v in os.environ.items() if k not in KNOBS}
     base["DJANGO_SETTINGS_MODULE"] = "codewithpapers.settings"
     cases = {"good": GOOD} | {name: env for name, (env, _) in BAD.items()}

@@ -1,0 +1,22 @@
+"""The test suite's settings: the site's own (codewithpapers/settings.py), with Django's
+fast choices for tests. pyproject.toml names this module for pytest-django; subprocesses
+that a test starts get the site's settings (tests/servers.py strips these variables)."""
+
+import os
+
+# The site refuses to start without a secret unless DEBUG is on; the suite runs with
+# DEBUG off, as production does.
+os.environ.setdefault("SECRET_KEY", "tests-only-insecure-secret-key-0123456789abcdefghijklmnop")
+
+from codewithpapers.settings import *  # noqa: F403
+from codewithpapers.settings import STORAGES
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+SECURE_SSL_REDIRECT = False
+# Static files straight from the finders, as in development (no collectstatic).
+STORAGES = STORAGES | {
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
