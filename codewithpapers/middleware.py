@@ -30,6 +30,7 @@ from django.utils.http import parse_http_date_safe
 from django_ratelimit.core import get_usage
 
 from codewithpapers.cache import VERSION_KEY, bump_content_version, content_version
+from codewithpapers.http import json_error
 from codewithpapers.routers import (
     healthy_replicas,
     mark_down,
@@ -37,7 +38,6 @@ from codewithpapers.routers import (
     reading_from,
     reading_from_replicas,
 )
-from papers.api.http import error as api_error
 
 request_log = logging.getLogger("codewithpapers.requests")
 logger = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def refusal(
     """A request refused before any view: the API's JSON error under /api/ (what its
     clients parse), the site's page everywhere else."""
     if request.path.startswith("/api/"):
-        return api_error(status, message)
+        return json_error(status, message)
     return render(request, template, context, status=status)
 
 

@@ -294,6 +294,9 @@ RELATED_STATE_DIR = Path(env_str("RELATED_STATE_DIR", str(BASE_DIR / "var" / "re
 
 # /healthz gives up on the database after this long and answers 503.
 HEALTHZ_TIMEOUT_MS = env_int("HEALTHZ_TIMEOUT_MS", 1000, minimum=50)
+# /healthz reports search as "rebuilding" while this says the full-text index is deferred
+# (an import builds it); named here so the project's own code needs nothing from the app.
+SEARCH_INDEX_DEFERRED = "papers.search.index.deferred"
 
 # SQLite: an import that defers the full-text index builds it in a helper process while
 # it writes (papers.archive.fts_side); false rebuilds it in the writer at the end.

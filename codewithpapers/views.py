@@ -1,7 +1,7 @@
 """Operational endpoints and error pages: /healthz, /robots.txt, the admin's throttled
 login, the error handlers.
 
-The handlers answer under /api/ in the API's JSON error shape (papers.api.http.error),
+The handlers answer under /api/ in the API's JSON error shape (codewithpapers.http.json_error),
 whatever raised: a view, a middleware, or Django itself before any view (a Host header
 the site does not serve, too many query parameters); elsewhere in the site's look."""
 
@@ -19,15 +19,15 @@ from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django_ratelimit.core import get_usage
 
+from codewithpapers.http import json_error
 from codewithpapers.middleware import client_address, reads, too_many_requests
 from codewithpapers.public import public_base_url
 from codewithpapers.routers import PRIMARY, mark_down, mark_up, replica_aliases
-from papers.api.http import error as api_error
-from papers.search import index as search_index
 
 # Health probes run here, so a database that hangs holds these threads (for at most
 # its connect timeout), never a request's; one probe a database at a time (see _probe_of),
@@ -49,7 +49,8 @@ def _probe(alias: str, *, search: bool = False) -> str | None:
             cursor.execute("SELECT 1")
             cursor.fetchone()
         if search:
-            return "rebuilding" if search_index.deferred(connection) else "ok"
+            deferred = import_string(settings.SEARCH_INDEX_DEFERRED)
+            return "rebuilding" if deferred(connection) else "ok"
         return None
     finally:
         connection.close()
@@ -138,7 +139,7 @@ def is_api(request: HttpRequest) -> bool:
 def database_unavailable(request: HttpRequest) -> HttpResponse:
     """The 503: the database did not answer (JSON under /api/, else the site's page)."""
     if is_api(request):
-        response = api_error(503, "The database is not answering; try again in a few seconds.")
+        response = json_error(503, "The database is not answering; try again in a few seconds.")
     else:
         response = HttpResponse(render_to_string("503.html", _site_context()), status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
@@ -151,7 +152,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if isinstance(sys.exc_info()[1], DATABASE_DOWN):
         return database_unavailable(request)
     if is_api(request):
-        return api_error(500, "Internal server error.")
+        return json_error(500, "Internal server error.")
     return HttpResponse(render_to_string("500.html", _site_context()), status=500)
 
 
@@ -160,7 +161,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     serve, too many parameters, a body over REQUEST_MAX_BYTES). Rendered without the
     request's context processors, which would ask for the refused Host again."""
     if is_api(request):
-        return api_error(400, "Bad request: the request could not be understood.")
+        return json_error(400, "Bad request: the request could not be understood.")
     body = render_to_string("400.html", _site_context())
     return HttpResponse(body, status=400)
 
@@ -168,7 +169,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler404: a JSON 404 under /api/, the site's page elsewhere."""
     if is_api(request):
-        return api_error(404, "Not found.")
+        return json_error(404, "Not found.")
     return render(request, "404.html", status=404)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,18 +22,18 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.core.exceptions import ObjectDoesNotExist
-from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, set_response_etag
 from django.utils.http import http_date
 from django.views.decorators.csrf import csrf_exempt
+
+from codewithpapers.http import json_error, json_response
 
 ITEMS_PER_PAGE = 50  # the client's default
 MAX_ITEMS_PER_PAGE = 500  # larger requests are served 500 a page; `next` says so
 MAX_PAGE = 1_000_000  # keeps OFFSET within every engine's integer range
 ID_MAX_LENGTH = 255
 SAFE_METHODS = ("GET", "HEAD")
-LICENCE_LINK = '<https://creativecommons.org/licenses/by-sa/4.0/legalcode>; rel="license"'
 
 
 class BadParameter(Exception):
@@ -54,24 +53,14 @@ class Payload:
 
 
 def error(status: int, message: str, **extra) -> HttpResponse:
-    """A JSON error. `error` is what paperswithcode-client shows for a 400, `message` what
-    it shows for other statuses; both carry the same text."""
-    body = {"status": status, "error": message, "message": message, **extra}
-    return _json_response(body, status=status)
-
-
-def _json_response(data: Any, status: int = 200) -> HttpResponse:
-    body = json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
-    response = HttpResponse(body, content_type="application/json", status=status)
-    response["Link"] = LICENCE_LINK
-    return response
+    return json_error(status, message, **extra)
 
 
 def conditional_json(
     request: HttpRequest, data: Any, last_modified: dt.datetime | None = None
 ) -> HttpResponse:
     """A 200 JSON response with validators, or 304 when the client's copy is current."""
-    response = _json_response(data)
+    response = json_response(data)
     set_response_etag(response)
     timestamp = int(last_modified.timestamp()) if last_modified else None
     if timestamp is not None:
