@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import logging
 import re
 import time
@@ -28,6 +29,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends import redis as redis_backend
+from django.http import HttpRequest
+from django.views.decorators.http import condition
 from redis.exceptions import RedisError
 
 from codewithpapers.breaker import CircuitBreaker
@@ -121,6 +124,44 @@ def by_version[T](name: str, compute: Callable[[], T]) -> T:
         except Exception:
             logger.warning("cache unavailable: aggregate not stored", exc_info=True)
     return value
+
+
+def conditional_on_version(row_of: Callable[..., tuple[object, dt.datetime] | None]):
+    """Django's @condition for a page built around one row: an ETag and Last-Modified
+    from one indexed lookup, before rendering, so a client's current copy gets a 304.
+
+    `row_of(*view_args, **view_kwargs)` gives the row's (key, updated_at), or None. The
+    page shows rows of other tables too, so the row's updated_at is not enough: the
+    content version, bumped by every import and admin edit, is part of the ETag and
+    bounds Last-Modified from below. The query string, the host (canonical URL) and staff
+    status (admin links) change the page, so they are in the ETag as well. No validators
+    when the cache cannot give a version: then no conditional answer is risked. Worked
+    out once per request (@condition asks for the ETag and Last-Modified separately)."""
+    memo = "_version_validators"
+
+    def validators(request: HttpRequest, *args, **kwargs) -> tuple[str, dt.datetime] | None:
+        if not hasattr(request, memo):
+            setattr(request, memo, None)
+            version = content_version()
+            row = row_of(*args, **kwargs)
+            if version is not None and row is not None:
+                key, updated_at = row
+                staff = bool(getattr(request, "user", None) and request.user.is_staff)
+                text = f"{key}|{updated_at.isoformat()}|{version}|{request.get_full_path()}|"
+                text += f"{request.get_host()}|{staff}"
+                etag = 'W/"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+                setattr(request, memo, (etag, max(updated_at, version_time(version))))
+        return getattr(request, memo)
+
+    def etag(request: HttpRequest, *args, **kwargs) -> str | None:
+        found = validators(request, *args, **kwargs)
+        return found[0] if found else None
+
+    def last_modified(request: HttpRequest, *args, **kwargs) -> dt.datetime | None:
+        found = validators(request, *args, **kwargs)
+        return found[1] if found else None
+
+    return condition(etag_func=etag, last_modified_func=last_modified)
 
 
 def _guarded(fallback: Callable[..., object]):

@@ -18,7 +18,6 @@ from django.db.models import (
     Count,
     Exists,
     OuterRef,
-    Prefetch,
     Q,
     QuerySet,
     TextField,
@@ -39,7 +38,6 @@ from papers.models import (
     LeaderboardMetric,
     LeaderboardRow,
     Paper,
-    PaperAuthor,
     Task,
     TaskEdge,
 )
@@ -612,13 +610,6 @@ def paper_page(
 ) -> PageOf:
     """A page of visible papers, newest first (undated last), with their authors: three
     queries (count unless given, rows, authors)."""
-    ordered = (
-        papers.visible()
-        .order_by(*NEWEST_FIRST)
-        .prefetch_related(
-            Prefetch(
-                "authorships", PaperAuthor.objects.select_related("author").order_by("position")
-            )
-        )
+    return page_of(
+        papers.visible().order_by(*NEWEST_FIRST).with_authors(), number, per_page, total
     )
-    return page_of(ordered, number, per_page, total)

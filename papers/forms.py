@@ -56,6 +56,14 @@ class QueryText(forms.CharField):
         self.validators = []
 
 
+# The search sorts (papers.search.SORTS) as the Sort menu names them.
+SORT_LABELS = {
+    "relevance": "Relevance",
+    "newest": "Newest",
+    "implementations": "Most implementations",
+}
+
+
 class SearchForm(forms.Form):
     """The search page's parameters. Task, method and dataset are names or slugs in any
     case, the framework any case of one the code links name ("unspecified" for those
@@ -75,7 +83,7 @@ class SearchForm(forms.Form):
     repository = forms.CharField(required=False, max_length=500, strip=True)  # its URL
     year_from = forms.IntegerField(required=False, min_value=1000, max_value=2100)
     year_to = forms.IntegerField(required=False, min_value=1000, max_value=2100)
-    sort = forms.ChoiceField(required=False, choices=[(s, s) for s in SORTS])
+    sort = forms.ChoiceField(required=False, choices=[(s, SORT_LABELS[s]) for s in SORTS])
     page = forms.IntegerField(required=False, min_value=1)
 
     def __init__(self, *args, frameworks: Sequence[str] = (), **kwargs):

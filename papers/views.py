@@ -2,26 +2,24 @@
 
 import datetime as dt
 import hashlib
-import re
 from functools import partial
 from urllib.parse import urlencode
 
 from django.db import connections
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import condition, require_safe
+from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from codewithpapers.cache import by_version, content_version, version_time
+from codewithpapers.cache import by_version, conditional_on_version
 from codewithpapers.middleware import reads
 from papers import catalogue, sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
-from papers.archive.normalise import RecordError, arxiv_id, arxiv_of_slug
 from papers.archive.records import export_record, record_last_modified, record_paper
 from papers.forms import (
     MAX_PAGE,
@@ -56,11 +54,6 @@ from papers.vocabularies import (
 
 PAGE_LIST = 50  # the latest papers on the home page
 PER_PAGE = 20
-SORT_CHOICES = [
-    ("relevance", "Relevance"),
-    ("newest", "Newest"),
-    ("implementations", "Most implementations"),
-]
 # The search parameters that narrow the results (the Filters box counts those in use).
 FILTERS = (
     "has_code",
@@ -76,7 +69,6 @@ FILTERS = (
 )
 # The filters that name a task, a method or a dataset, with their labels.
 NAMED_FILTERS = [("task", "Task"), ("method", "Method"), ("dataset", "Dataset")]
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{2,254}$")
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -89,26 +81,6 @@ def bad_request(request: HttpRequest, message: str) -> HttpResponse:
 
 def _wants_fragment(request: HtmxHttpRequest) -> bool:
     return bool(request.htmx) and not request.htmx.history_restore_request
-
-
-def _direct_hit(q: str) -> Paper | None:
-    """The paper an arXiv id (2006.12467, arXiv:2006.12467v3) or a slug names."""
-    text = q.strip()
-    try:
-        arxiv = arxiv_id(text) if text and " " not in text else ""
-    except RecordError:
-        arxiv = ""
-    if arxiv:
-        return Paper.objects.visible().filter(arxiv_id=arxiv).order_by("id").first()
-    if _SLUG.match(text) and "-" in text:
-        return Paper.objects.visible().filter(slug=text).first()
-    return None
-
-
-def _with_list_details(papers):
-    return papers.prefetch_related(
-        Prefetch("authorships", PaperAuthor.objects.select_related("author").order_by("position"))
-    )
 
 
 def _without_empty(params) -> str | None:
@@ -130,7 +102,6 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
     fragment = "papers/search.html#results-update" if _wants_fragment(request) else None
     context = {
         "form": form,
-        "sort_choices": SORT_CHOICES,
         "statuses": list(SampleStatus),
         "frameworks": form.frameworks,
         "named_filters": NAMED_FILTERS,
@@ -144,7 +115,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
     # Typing sends the box's value as it changes (HX-Trigger names the box); a paper an
     # arXiv id or a slug names is opened only for a submitted query.
     submitted = not request.htmx or request.htmx.trigger == "search-form"
-    hit = _direct_hit(q) if q else None
+    hit = Paper.objects.named_by(q) if q else None
     if hit is not None and submitted:
         if request.htmx:
             return HttpResponseClientRedirect(hit.get_absolute_url())
@@ -178,20 +149,7 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             facets=True,
             narrowed_by=paper_id_sets(data),
         )
-        papers = {p.id: p for p in _with_list_details(Paper.objects.filter(id__in=result.ids))}
-        sample_counts = _status_counts_by_paper(result.ids)
-        rows = []
-        for pk in result.ids:
-            paper = papers[pk]
-            title, snippet = result.highlights.get(pk, (None, None))
-            rows.append(
-                {
-                    "paper": paper,
-                    "title": title,
-                    "snippet": snippet,
-                    "statuses": sample_counts.get(pk, {}),
-                }
-            )
+        rows = fulltext.result_rows(result)
         pages = -(-result.total // PER_PAGE)
         context.update(
             result=result,
@@ -228,24 +186,9 @@ def search_names(request: HtmxHttpRequest, field: str) -> HttpResponse:
     return render(request, template, context)
 
 
-def _status_counts_by_paper(ids: list[int]) -> dict[int, dict[str, int]]:
-    counts: dict[int, dict[str, int]] = {}
-    rows = (
-        Sample.objects.filter(paper_id__in=ids)
-        .values_list("paper_id", "status")
-        .annotate(n=Count("id"))
-        .order_by("paper_id", "-n", "status")
-    )
-    for paper_id, status, n in rows:
-        counts.setdefault(paper_id, {})[status] = n
-    return counts
-
-
 def _paper_list(queryset):
     """Papers for a list, with their first authors, in a constant number of queries."""
-    return queryset.visible().prefetch_related(
-        Prefetch("authorships", PaperAuthor.objects.select_related("author").order_by("position"))
-    )[:PAGE_LIST]
+    return queryset.visible().with_authors()[:PAGE_LIST]
 
 
 def _archive_counts() -> dict:
@@ -287,59 +230,20 @@ def about(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _paper_validators(request: HttpRequest, slug: str) -> tuple[str, dt.datetime] | None:
-    """(ETag, Last-Modified) for a paper page, from one indexed lookup, before rendering.
-
-    The page shows rows of other tables too (code links, repositories, tasks…), so its
-    own updated_at is not enough: the content version, bumped by every import and admin
-    edit, is part of the ETag and bounds Last-Modified from below. The query string
-    (sample filters), the host (canonical URL) and staff status (the admin link) change
-    the page, so they are in the ETag as well. None when the cache cannot give a version:
-    then no conditional answer is risked."""
-    if not hasattr(request, "_paper_validators"):
-        request._paper_validators = None
-        version = content_version()
-        row = Paper.objects.visible().filter(slug=slug).values_list("id", "updated_at").first()
-        if version is not None and row is not None:
-            pk, updated_at = row
-            staff = bool(getattr(request, "user", None) and request.user.is_staff)
-            key = f"{pk}|{updated_at.isoformat()}|{version}|{request.get_full_path()}|"
-            key += f"{request.get_host()}|{staff}"
-            etag = 'W/"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
-            request._paper_validators = (etag, max(updated_at, version_time(version)))
-    return request._paper_validators
-
-
-def _paper_etag(request: HttpRequest, slug: str) -> str | None:
-    validators = _paper_validators(request, slug)
-    return validators[0] if validators else None
-
-
-def _paper_last_modified(request: HttpRequest, slug: str) -> dt.datetime | None:
-    validators = _paper_validators(request, slug)
-    return validators[1] if validators else None
-
-
-def _keyed_by_arxiv(slug: str) -> Paper | None:
-    """A paper first known by its arXiv id only ("arxiv-2006.12467") takes its Papers
-    with Code slug once a record gives one: the old address leads to it."""
-    arxiv = arxiv_of_slug(slug)
-    if not arxiv or Paper.objects.filter(slug=slug).exists():
-        return None
-    return Paper.objects.visible().filter(arxiv_id=arxiv).order_by("id").first()
+def _paper_row(slug: str) -> tuple[int, dt.datetime] | None:
+    return Paper.objects.visible().filter(slug=slug).values_list("id", "updated_at").first()
 
 
 @reads(*SampleFilterForm.FILTERS)
 @require_safe
-@condition(etag_func=_paper_etag, last_modified_func=_paper_last_modified)
+@conditional_on_version(_paper_row)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    if moved := _keyed_by_arxiv(slug):
+    if moved := Paper.objects.renamed_from(slug):
         return redirect(moved, permanent=True)
     paper = get_object_or_404(
-        Paper.objects.visible().prefetch_related(
-            Prefetch(
-                "authorships", PaperAuthor.objects.select_related("author").order_by("position")
-            ),
+        Paper.objects.visible()
+        .with_authors()
+        .prefetch_related(
             Prefetch(
                 "code_links",
                 CodeLink.objects.select_related("repository").order_by(
@@ -497,7 +401,7 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
         Repository.objects.filter(host=host, owner=owner, name=name).order_by("id").first()
     )
     if repository is None:
-        return render(request, "404.html", status=404)
+        raise Http404("No such repository")
     form = RepositorySampleForm(request.GET)
     if (refusal := _refuse_sample_list(request, form)) is not None:
         return refusal

@@ -38,8 +38,8 @@ from papers.api.lists import (
     ranked_results,
     repository_rows,
 )
-from papers.archive.normalise import RecordError, arxiv_id
 from papers.forms import QueryText, SampleFilterForm
+from papers.identifiers import parse_arxiv
 from papers.models import (
     Author,
     CodeLink,
@@ -68,10 +68,10 @@ class PaperQuery(SearchQuery):
 
     def clean_arxiv_id(self) -> str:
         value = self.cleaned_data.get("arxiv_id") or ""
-        try:
-            return arxiv_id(value) if value else ""
-        except RecordError:
-            raise forms.ValidationError(f"not an arXiv id: {value!r}") from None
+        found = parse_arxiv(value)
+        if found is None:
+            raise forms.ValidationError(f"not an arXiv id: {value!r}")
+        return found
 
 
 class SampleQuery(PageForm, SampleFilterForm):

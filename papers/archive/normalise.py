@@ -14,16 +14,15 @@ from urllib.parse import urlsplit
 
 from django.utils.text import slugify
 
+# The record format's names for the identifier rules (papers.identifiers holds them).
+from papers.identifiers import arxiv_of_slug, arxiv_slug, parse_arxiv  # noqa: F401
+
 
 class RecordError(ValueError):
     def __init__(self, field: str, reason: str):
         self.field = field
         self.reason = reason
         super().__init__(f"field {field}: {reason}")
-
-
-_ARXIV_NEW = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
-_ARXIV_OLD = re.compile(r"([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?")
 
 
 # The longest text one field may carry, unless the field says less: far above the
@@ -205,19 +204,10 @@ def paper_slug(value: Any, field: str) -> str:
 
 def arxiv_id(value: Any, field: str = "arxiv_id") -> str:
     """The bare arXiv id from an id or an arXiv URL: "arXiv:2006.12467v3" → "2006.12467"."""
-    raw = text(value, field)
-    if not raw:
-        return ""
-    if "://" in raw and "arxiv" not in raw.lower():
-        return ""
-    candidate = raw.rsplit("/abs/", 1)[-1].rsplit("/pdf/", 1)[-1]
-    candidate = candidate.removeprefix("arXiv:").removeprefix("arxiv:").removesuffix(".pdf")
-    match = _ARXIV_NEW.fullmatch(candidate) or _ARXIV_OLD.fullmatch(candidate)
-    if match:
-        return match.group(1)
-    if "://" in raw:
-        return ""
-    raise RecordError(field, f"not an arXiv id: {value!r}")
+    found = parse_arxiv(text(value, field))
+    if found is None:
+        raise RecordError(field, f"not an arXiv id: {value!r}")
+    return found
 
 
 def arxiv_from_url(value: Any, field: str) -> str:
@@ -230,24 +220,6 @@ def arxiv_from_url(value: Any, field: str) -> str:
 
 def slug_of(name: str) -> str:
     return slugify(name)[:255]
-
-
-def arxiv_slug(arxiv: str) -> str:
-    """The slug of a paper known only by its arXiv id: "arxiv-2006.12467" ("/" of an old
-    id as "-"). Papers with Code's own slugs never hold a dot, so it cannot clash."""
-    return "arxiv-" + arxiv.replace("/", "-")
-
-
-def arxiv_of_slug(slug: str) -> str:
-    """The arXiv id a slug made by arxiv_slug() keys, or ""."""
-    if not slug.startswith("arxiv-"):
-        return ""
-    rest = slug.removeprefix("arxiv-")
-    if _ARXIV_NEW.fullmatch(rest):
-        return _ARXIV_NEW.fullmatch(rest).group(1)
-    head, _, number = rest.rpartition("-")
-    old = f"{head}/{number}"
-    return old if _ARXIV_OLD.fullmatch(old) else ""
 
 
 PWC = "https://paperswithcode.com"

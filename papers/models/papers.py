@@ -11,6 +11,7 @@ from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils.text import slugify
 
+from papers.identifiers import PAPER_SLUG, arxiv_of_slug, parse_arxiv
 from papers.models.base import Record, SlugManager
 
 
@@ -54,6 +55,33 @@ class PaperQuerySet(models.QuerySet):
             .filter(date_uncertain=False, published__isnull=False)
             .order_by(*NEWEST_FIRST)
         )
+
+    def with_authors(self):
+        """With their authorships in order, each with its author (two queries in all)."""
+        return self.prefetch_related(
+            models.Prefetch(
+                "authorships", PaperAuthor.objects.select_related("author").order_by("position")
+            )
+        )
+
+    def named_by(self, text: str) -> Paper | None:
+        """The visible paper an arXiv id ("2006.12467", "arXiv:2006.12467v3", an arXiv URL)
+        or a Papers with Code slug names, or None."""
+        text = text.strip()
+        arxiv = parse_arxiv(text) if text and " " not in text else ""
+        if arxiv:
+            return self.visible().filter(arxiv_id=arxiv).order_by("id").first()
+        if PAPER_SLUG.match(text) and "-" in text:
+            return self.visible().filter(slug=text).first()
+        return None
+
+    def renamed_from(self, slug: str) -> Paper | None:
+        """The paper that was known by its arXiv id only ("arxiv-2006.12467") and has since
+        taken its Papers with Code slug, or None: the old address leads to it."""
+        arxiv = arxiv_of_slug(slug)
+        if not arxiv or self.filter(slug=slug).exists():
+            return None
+        return self.visible().filter(arxiv_id=arxiv).order_by("id").first()
 
     def refresh_counts(self) -> int:
         """Recompute the denormalised counts of these papers from their links and samples

@@ -19,10 +19,10 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.utils.safestring import SafeString, mark_safe
 
-from papers.models import NEWEST_FIRST
+from papers.models import NEWEST_FIRST, Paper, Sample
 from papers.search.backends import CANDIDATES, MARK_END, MARK_START, Backend, backend_for
 from papers.search.facets import facet_counts, matches_of
 from papers.search.query import ParsedQuery, parse
@@ -50,6 +50,36 @@ class SearchPage:
     @property
     def total_display(self) -> str:
         return f"{COUNT_CAP:,}+" if self.capped else f"{self.total:,}"
+
+
+@dataclass
+class ResultRow:
+    """One result as the page lists it: the paper with its authors, its title and
+    snippet with the matches marked (None without a query), its samples by status."""
+
+    paper: Paper
+    title: SafeString | None
+    snippet: SafeString | None
+    statuses: dict[str, int]
+
+
+def result_rows(page: SearchPage) -> list[ResultRow]:
+    """The page's results in order: two queries for the papers and their authors, one for
+    their samples' statuses (most samples first)."""
+    papers = {p.id: p for p in Paper.objects.filter(id__in=page.ids).with_authors()}
+    statuses: dict[int, dict[str, int]] = {}
+    counts = (
+        Sample.objects.filter(paper_id__in=page.ids)
+        .values_list("paper_id", "status")
+        .annotate(n=Count("id"))
+        .order_by("paper_id", "-n", "status")
+    )
+    for paper_id, status, n in counts:
+        statuses.setdefault(paper_id, {})[status] = n
+    return [
+        ResultRow(papers[pk], *page.highlights.get(pk, (None, None)), statuses.get(pk, {}))
+        for pk in page.ids
+    ]
 
 
 def marked(text: str) -> SafeString:
