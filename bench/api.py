@@ -17,7 +17,7 @@ run once untimed over the same papers first, so both are timed on warm pages. Th
 `export_archive --kind papers` of every paper (.jsonl and .json.gz), as a subprocess:
 wall time, CPU time and peak RSS.
 
-Goals (issue 6): p95 < 100 ms for lists, < 30 ms for details; the export of all
+Goals: p95 < 100 ms for lists, < 30 ms for details; the export of all
 papers under 2 minutes with RSS under 300 MB.
 """
 

@@ -119,9 +119,9 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
             "CONN_HEALTH_CHECKS": True,
             # Planner settings for our sessions (docs/deploy.md); `?options=…` in the URL
             # replaces them. JIT off: a search over a common word is costed above
-            # jit_above_cost and compiling took longer than the query ran.
+            # jit_above_cost and compiling takes longer than the query runs.
             # random_page_cost 1.1 (the data is in memory or on SSD): at the default 4
-            # the search window (the first matches by id) of a phrase was planned as a
+            # the search window (the first matches by id) of a phrase is planned as a
             # sort of all 190k matches, 0.6 s, instead of a walk of the primary key.
             # TCP keepalives and tcp_user_timeout: a server behind a network partition
             # is given up on within about 20 s instead of the kernel's ~2 hours (a

@@ -1,7 +1,7 @@
 """Site-wide middleware: request logging, rate limits, the page cache, replica routing.
 
-Each one decides by path prefix, not by view, so pages added on other branches (the
-JSON API under /api/) are logged, limited and cached without touching this file.
+Each one decides by path prefix, not by view, so a page added under a known prefix (the
+JSON API under /api/) is logged, limited and cached without touching this file.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def papers_changed(paper_ids, *, mark_edited: bool, author_names: bool = False) 
 class CheckedInitialAdmin(admin.ModelAdmin):
     """The add form takes initial values from its query string (?task=3). Django hands
     them to the widgets as they are, and an autocomplete widget looking up `?task=:`
-    raised a 500. Values a field cannot hold are dropped, as if they were not given."""
+    would raise a 500. Values a field cannot hold are dropped, as if they were not given."""
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)

@@ -69,7 +69,7 @@ CONTRACT_CHECK = {
 }
 REPO_KINDS = ("official", "named_in_paper", "listed", "found_in_text", "community")
 
-# Site constants of the record format (seed 000), not archive text.
+# Site constants of the paper record format, not archive text.
 RECORD_ABOUT = {
     "site": "https://codewithpapers.app",
     "non_affiliation": (

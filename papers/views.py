@@ -321,7 +321,7 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @reads()
 @require_safe
 def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
-    """The paper as a record in the archive's own shape (seed 000), with validators: a
+    """The paper as a full paper record, the archive's own shape, with validators: a
     conditional GET of an unchanged record answers 304."""
     try:
         paper = record_paper(Paper.objects.visible(), slug)

@@ -737,7 +737,7 @@ def _has_statistics(table: str, column: str) -> bool:
 
 @postgres_only
 def test_an_import_leaves_planner_statistics_of_the_tables_it_filled(tmp_path, monkeypatch):
-    """PostgreSQL: without statistics every `paper_id IN (…)` read of a re-import was
+    """PostgreSQL: without statistics every `paper_id IN (…)` read of a re-import is
     planned as a sequential scan (slower than the first import at full scale)."""
     seen = _analyzed(monkeypatch)
     papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
@@ -923,7 +923,7 @@ def test_json_values_go_in_as_the_orm_reads_them_back():
 
 def test_the_papers_an_import_touched_come_back_once_each_in_ascending_order():
     """The loader remembers the papers it wrote (for their counts at the end) in a bitmap:
-    576,000 ids in 72 KB where a set of ints held ~33 MB."""
+    576,000 ids in 72 KB where a set of ints holds ~33 MB."""
     from papers.archive.loader import IdSet
 
     touched = IdSet()

@@ -74,7 +74,7 @@ def test_deep_nesting_is_rejected_with_its_record_number(tmp_path, container):
 
 def test_a_file_that_is_all_brackets_is_rejected_in_constant_memory(tmp_path):
     path = tmp_path / "nested.json"
-    path.write_text("[" + _nested(200_000) + "]")  # 400 KB: grew the reader to 21 GB
+    path.write_text("[" + _nested(200_000) + "]")  # 400 KB that a naive reader grows to gigabytes
     tracemalloc.start()
     items = list(readers.ArchiveReader(path).items())
     peak = tracemalloc.get_traced_memory()[1]
@@ -112,7 +112,7 @@ def test_a_record_past_the_size_limit_is_rejected_without_being_read_whole(tmp_p
 
 def test_text_past_its_cap_is_a_reject_and_real_texts_fit(tmp_path):
     """Each text field is capped (TEXT_MAX_CHARS, far above the longest real abstract
-    and description): a 100 MB abstract broke PostgreSQL's search vector and SQLite's
+    and description): a 100 MB abstract breaks PostgreSQL's search vector and SQLite's
     snippets."""
     from papers.archive.normalise import TEXT_MAX_CHARS
 

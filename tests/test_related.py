@@ -1,4 +1,4 @@
-"""Related papers: compute_related, the paper page's section (seed 002), and the admin."""
+"""Related papers: compute_related, the paper page's section, and the admin."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def section(body: str) -> str:
     return match.group(0) if match else ""
 
 
-# --- the cut rules (seed 002) ------------------------------------------------------
+# --- the cut rules -----------------------------------------------------------------
 
 
 def test_title_is_cut_at_50_characters_with_an_ellipsis():

@@ -221,7 +221,7 @@ def test_the_ranked_window_is_the_first_matches_by_id_however_rows_are_stored(db
 
 def test_postgres_keeps_the_search_vector_in_the_row(db):
     # Matching and scoring read the vector of every candidate: out of line (TOAST) that
-    # was several times slower at archive scale (migration 0003, bench/README.md).
+    # is several times slower at archive scale (migration 0003).
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -345,7 +345,7 @@ def test_facets_counted_with_the_page_equal_a_count_of_every_match(make_paper, t
 @pytest.mark.realdata
 def test_a_huge_abstract_does_not_slow_the_highlighted_snippet(db, realdata_abstracts):
     """FTS5's snippet() costs the square of the matches in its text: an abstract that is
-    one word 20,000 times took seconds to highlight (a megabyte, minutes). Snippets are
+    one word 20,000 times takes seconds to highlight (a megabyte, minutes). Snippets are
     taken from a bounded start of the abstract, so the cost is bounded; the real
     abstracts' snippets stay what they were."""
     import time

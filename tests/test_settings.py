@@ -98,9 +98,8 @@ def test_postgres_url_with_credentials_port_and_options(tmp_path):
 
 
 def test_postgres_sessions_set_the_planner_unless_the_url_says_otherwise(tmp_path):
-    """JIT compiling took longer than a search page's query runs (50 ms of a 290 ms
-    filtered search at 576k papers), and at random_page_cost 4 a phrase search sorted
-    every match: our sessions set both."""
+    """JIT compiling costs a search page's query more than it saves, and at
+    random_page_cost 4 a phrase search sorts every match: our sessions set both."""
     db = parse_database_url("postgres://h/db", base_dir=tmp_path)
     assert db["OPTIONS"]["options"] == "-c jit=off -c random_page_cost=1.1"
     custom = parse_database_url("postgres://h/db?options=-c%20work_mem%3D64MB", base_dir=tmp_path)

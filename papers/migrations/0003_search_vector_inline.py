@@ -1,10 +1,9 @@
 """PostgreSQL: keep each paper's search vector in its heap row, not in TOAST.
 
 A vector averages ~1.9 kB, so by default PostgreSQL moved nearly every one out of line,
-and matching or scoring a row read its vector back from the TOAST table. At 576k papers,
-counting the first 10,001 papers that mention "learning" took ~250 ms that way and
-~35 ms with the vector inline; scoring 5,000 of them, ~110 ms against ~15 ms (bench/
-README.md). STORAGE MAIN keeps the vector in the row (compressed when that helps) and
+and matching or scoring a row reads its vector back from the TOAST table. At 576k papers,
+counting the first 10,001 papers that mention "learning" takes ~250 ms that way and
+~35 ms with the vector inline; scoring 5,000 of them, ~110 ms against ~15 ms. STORAGE MAIN keeps the vector in the row (compressed when that helps) and
 lets the abstract, which only a page of results reads, move to TOAST instead.
 
 SET STORAGE applies to rows written afterwards, so the table is rewritten: VACUUM FULL

@@ -488,7 +488,7 @@ def refresh_counts(paper_ids: Iterable[int]) -> int:
 
     Raw SQL, round by round: an import touches up to every paper, and the ids it wrote
     are mostly contiguous, so each round reads a range of ids rather than binding
-    thousands of them; holding every changed row until the end took ~25 MB at 576k, and
+    thousands of them; holding every changed row until the end would take ~25 MB at 576k, and
     bulk_update's CASE expressions cost ~6 ms per row to build in the ORM."""
     as_json = Paper._meta.get_field("frameworks").get_db_prep_save
     written = 0

@@ -143,7 +143,7 @@ class _SVD:
     """The top `dims` right singular vectors of x (a randomized SVD, Halko et al. 2011,
     as sklearn's TruncatedSVD computes it), with cheaper linear algebra: the power
     iterations orthonormalise by Cholesky-QR twice (matrix products, both cores) where
-    sklearn runs an LU factorisation of the vocabulary-long block (one core; it was 30% of
+    sklearn runs an LU factorisation of the vocabulary-long block (one core; about a third of
     a 50k-paper fit), x's transpose is kept in CSR once, and the last small SVD goes
     through the Gram matrix."""
 

@@ -353,14 +353,14 @@ class PostgresBackend(Backend):
         are read (three common words: ~11,300 rows, where the primary key's walk read
         ~52,600). One with few matches (or a prefix, which the GiST index cannot check)
         has the GIN index find them all, and sorts them: walked, its window would read
-        the whole GiST index. Left to choose between the two indexes, the planner took
+        the whole GiST index. Left to choose between the two indexes, the planner takes
         the walk for a word in 2,300 papers (465 ms against ~7 ms): it cannot know that
         a lossy index checks every entry.
 
-        Without an order the window was whichever matches a scan met first, and a
+        Without an order the window would be whichever matches a scan met first, and a
         sequential scan of a large table starts where the last one left off
-        (synchronize_seqscans), so the same search ranked a different window from one
-        request to the next."""
+        (synchronize_seqscans), so the same search would rank a different window from
+        one request to the next."""
         vector = '"papers_paper"."search_vector"'
         if self.parsed.has_prefix:
             plain = self._matches(limit, score, "id", vector, sets=True)

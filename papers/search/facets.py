@@ -44,7 +44,7 @@ def facet_selects(vendor: str, m: str = "m", where: str = "") -> str:
 
     A paper's frameworks (or statuses) are counted by their distinct objects first: a
     few dozen ({"pytorch": 1} is most of them), whose keys are then taken apart. Taking
-    every paper's object apart cost ~4 µs a paper on PostgreSQL (a set-returning
+    every paper's object apart costs ~4 µs a paper on PostgreSQL (a set-returning
     function call each)."""
     also = f" AND {where}" if where else ""
 

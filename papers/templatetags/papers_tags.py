@@ -15,14 +15,14 @@ def get_item(mapping, key):
     return None
 
 
-TITLE_CUT = 50  # seed 002: a related paper's title, cut at 50 characters with "…"
-SNIPPET_CUT = 240  # seed 002: its abstract, cut at a word boundary to at most 240
+TITLE_CUT = 50  # a related paper's title, cut at 50 characters with "…"
+SNIPPET_CUT = 240  # its abstract, cut at a word boundary to at most 240
 
 
 @register.filter
 def cut_title(title: str, limit: int = TITLE_CUT) -> str:
-    """The first `limit` characters and "…" when the title is longer (seed 002 cuts
-    mid-word: "…Should Be Wid…")."""
+    """The first `limit` characters and "…" when the title is longer (the Related
+    papers section cuts mid-word: "…Should Be Wid…")."""
     title = " ".join((title or "").split())
     if len(title) <= limit:
         return title

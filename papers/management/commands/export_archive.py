@@ -11,7 +11,8 @@ class Command(BaseCommand):
     help = (
         "Write one kind of archive file from the database, in the archive's own shape: "
         "papers (papers-with-abstracts), links (links-between-papers-and-code), "
-        "evaluation-tables, methods, datasets, or records (full paper records, seed 000). "
+        "evaluation-tables, methods, datasets, or records (full paper records, as "
+        "/paper/<slug>.json serves them). "
         "The format follows OUT's name: .json (an array), .jsonl (JSON Lines), either "
         "gzipped with .gz. Streams in chunks: memory stays bounded at archive scale. "
         "import_archive reads every kind back to the same database."
