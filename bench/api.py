@@ -102,7 +102,7 @@ def naive_repositories(slug: str) -> bytes:
 
 def naive_record(slug: str) -> bytes:
     """The record exporter without its prefetching: every relation read per object."""
-    from papers.archive.records import export_record
+    from papers.archive.export.records import export_record
     from papers.models import Paper
 
     return json.dumps(export_record(Paper.objects.get(slug=slug))).encode()

@@ -27,7 +27,7 @@ django.setup()
 
 from django.db import transaction  # noqa: E402
 
-from papers.archive.normalise import paper_slug  # noqa: E402
+from papers.archive.read.normalise import paper_slug  # noqa: E402
 from papers.models import Author, CodeLink, Paper, PaperAuthor, Repository  # noqa: E402
 
 

@@ -299,7 +299,8 @@ HEALTHZ_TIMEOUT_MS = env_int("HEALTHZ_TIMEOUT_MS", 1000, minimum=50)
 SEARCH_INDEX_DEFERRED = "papers.search.index.deferred"
 
 # SQLite: an import that defers the full-text index builds it in a helper process while
-# it writes (papers.archive.fts_side); false rebuilds it in the writer at the end.
-# PostgreSQL: an import computes new papers' search vectors on a second connection while
-# it writes (papers.archive.vectors); false leaves them to the trigger in the writer's.
+# it writes (papers.archive.engines.sqlite.fts_side); false rebuilds it in the writer at
+# the end. PostgreSQL: an import computes new papers' search vectors on a second
+# connection while it writes (papers.archive.engines.postgresql.vectors); false leaves
+# them to the trigger in the writer's.
 IMPORT_SIDE_INDEX = env_bool("IMPORT_SIDE_INDEX", True)

@@ -22,7 +22,7 @@ from papers.models import Paper, Task
 
 FEED_ITEMS = 30
 # What XML 1.0 cannot carry (Django refuses it with a 500): imports drop these characters
-# (papers.archive.normalise.text), rows written before they did may still hold them.
+# (papers.archive.read.normalise.text), rows written before they did may still hold them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 

@@ -20,7 +20,7 @@ from codewithpapers.middleware import reads
 from papers import catalogue, sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
-from papers.archive.records import export_record, record_last_modified, record_paper
+from papers.archive.export.records import export_record, record_last_modified, record_paper
 from papers.forms import (
     MAX_PAGE,
     NAME_MAX,

@@ -17,7 +17,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from papers.archive import export
-from papers.archive.kinds import RANK_RECORD
+from papers.archive.read.parsers import RANK_RECORD
 from papers.models import (
     Author,
     Collection,

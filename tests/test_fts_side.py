@@ -1,4 +1,5 @@
-"""SQLite: a bulk import's full-text index built beside it (papers.archive.fts_side)."""
+"""SQLite: a bulk import's full-text index built beside it
+(papers.archive.engines.sqlite.fts_side)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sqlite3
 import pytest
 from django.db import connection, transaction
 
-from papers.archive import fts_side
+from papers.archive.engines.sqlite import fts_side
 from papers.models import Paper
 from papers.search import search
 from tests.archive_helpers import fts_searches, run_import, write

@@ -714,7 +714,7 @@ postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="Po
 
 def _analyzed(monkeypatch) -> list[tuple[str, bool]]:
     """Record each ANALYZE the importer runs: (table, whole table or key columns only)."""
-    from papers.archive import statistics
+    from papers.archive.engines.postgresql import statistics
 
     seen: list[tuple[str, bool]] = []
     real = statistics.Statistics._analyze
@@ -754,7 +754,7 @@ def test_an_import_leaves_planner_statistics_of_the_tables_it_filled(tmp_path, m
 
 @postgres_only
 def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_path, monkeypatch):
-    from papers.archive import statistics
+    from papers.archive.engines.postgresql import statistics
 
     monkeypatch.setattr(statistics, "MIN_PAGES", 0)
     seen = _analyzed(monkeypatch)
@@ -812,7 +812,7 @@ def test_a_bulk_import_rebuilds_each_index_as_the_migrations_made_it(tmp_path):
     """The deferred indexes come back with the migrations' definitions, not only their
     names: built from the model alone, the newest-first index lost NULLS LAST and every
     "newest first" list sorted the whole papers table."""
-    from papers.archive import indexes
+    from papers.archive.write import indexes
 
     before = _index_definitions()
     status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
@@ -829,7 +829,7 @@ def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
 ):
     """Into an empty database the list tables' secondary indexes are dropped and built
     once at the end; an import killed before that leaves them to the next import."""
-    from papers.archive import indexes
+    from papers.archive.write import indexes
 
     seen = []
     real_build = indexes.build
@@ -872,7 +872,7 @@ def _foreign_key_definitions() -> dict[str, str]:
 def test_a_bulk_import_adds_the_foreign_keys_back_as_the_migrations_made_them(tmp_path):
     """PostgreSQL checks the list tables' foreign keys once at the end of a bulk import
     (not one deferred check per row at every COMMIT) and leaves them as they were."""
-    from papers.archive import indexes
+    from papers.archive.write import indexes
 
     before = _foreign_key_definitions()
     assert set(indexes.foreign_keys()) <= set(before)
@@ -893,7 +893,7 @@ def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_re
 ):
     """A paper deleted while an import had the keys down leaves its author rows pointing
     at nothing; the key would have refused them, so they go, and the key comes back."""
-    from papers.archive import indexes
+    from papers.archive.write import indexes
 
     status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
     assert status == 0, err
@@ -911,8 +911,8 @@ def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_re
 
 
 def test_json_values_go_in_as_the_orm_reads_them_back():
-    """papers.archive.sql writes JSON columns itself (empty ones without json.dumps)."""
-    from papers.archive.sql import insert_rows
+    """papers.db writes JSON columns itself (empty ones without json.dumps)."""
+    from papers.db import insert_rows
 
     values = {"a": {}, "b": [], "c": {"k": [1, "é", None]}, "d": [{}], "e": 0, "f": ""}
     insert_rows(Paper, ["slug", "title", "extra"], [(s, s.upper(), v) for s, v in values.items()])
@@ -924,7 +924,7 @@ def test_json_values_go_in_as_the_orm_reads_them_back():
 def test_the_papers_an_import_touched_come_back_once_each_in_ascending_order():
     """The loader remembers the papers it wrote (for their counts at the end) in a bitmap:
     576,000 ids in 72 KB where a set of ints holds ~33 MB."""
-    from papers.archive.loader import IdSet
+    from papers.archive.write.loader import IdSet
 
     touched = IdSet()
     touched.update([5, 3, 900_000, 3, 0])

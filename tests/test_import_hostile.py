@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from papers.archive import readers
+from papers.archive.read import readers
 from papers.models import Author, Method, Paper
 from tests.archive_helpers import run_import, write
 
@@ -114,7 +114,7 @@ def test_text_past_its_cap_is_a_reject_and_real_texts_fit(tmp_path):
     """Each text field is capped (TEXT_MAX_CHARS, far above the longest real abstract
     and description): a 100 MB abstract breaks PostgreSQL's search vector and SQLite's
     snippets."""
-    from papers.archive.normalise import TEXT_MAX_CHARS
+    from papers.archive.read.normalise import TEXT_MAX_CHARS
 
     records = [
         _paper("long-enough", abstract="word " * (TEXT_MAX_CHARS // 5)),

@@ -1,13 +1,13 @@
 """An import inserts papers new to the database without looking their slugs up first
-(papers.archive.loader.KnownSlugs), and that changes nothing in what it writes."""
+(papers.archive.write.loader.KnownSlugs), and that changes nothing in what it writes."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
 
-from papers.archive import loader as loader_module
-from papers.archive.loader import KnownSlugs
+from papers.archive.write import loader as loader_module
+from papers.archive.write.loader import KnownSlugs
 from papers.models import Paper
 from tests.archive_helpers import db_state, run_import, write
 

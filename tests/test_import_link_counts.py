@@ -1,7 +1,7 @@
-"""PostgreSQL: an import into an empty database counts the code links ahead (papers.
-archive.link_counts) and inserts papers with their counts, and builds the GIN index
-beside the files that come after the papers (papers.archive.gin_side). Neither may
-change the end state."""
+"""PostgreSQL: an import into an empty database counts the code links ahead
+(papers.archive.engines.postgresql.link_counts) and inserts papers with their counts, and
+builds the GIN index beside the files that come after the papers
+(papers.archive.engines.postgresql.gin_side). Neither may change the end state."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 
 from papers.archive import importer
-from papers.archive import loader as loader_module
-from papers.archive.link_counts import LinkCounts, pack, unpack
+from papers.archive.engines.postgresql.link_counts import LinkCounts, pack, unpack
+from papers.archive.write import loader as loader_module
 from papers.models import CodeLink, Paper
 from papers.search import index as search_index
 from papers.search import search
@@ -222,7 +222,7 @@ def test_no_gin_index_is_built_beside_a_file_before_more_papers(tmp_path, foreca
 def test_a_failed_build_beside_the_import_is_reported_and_done_again_at_the_end(
     tmp_path, forecast_first, monkeypatch
 ):
-    from papers.archive import gin_side
+    from papers.archive.engines.postgresql import gin_side
 
     monkeypatch.setattr(gin_side, "create_gin", lambda cursor: cursor.execute("CREATE INDEX oops"))
     status, out, err = run_import(*_files(tmp_path))
@@ -236,7 +236,7 @@ def test_a_failed_build_beside_the_import_is_reported_and_done_again_at_the_end(
 @postgresql
 def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_first, monkeypatch):
     """A build still running when the import stops is cancelled, not waited for."""
-    from papers.archive import gin_side
+    from papers.archive.engines.postgresql import gin_side
 
     # A build that would outlast the assertion below, were it not cancelled.
     sleep = "SELECT pg_sleep(90)"

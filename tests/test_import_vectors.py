@@ -1,13 +1,15 @@
 """PostgreSQL: search vectors computed on a second connection ahead of the writer
-(papers.archive.vectors) are exactly the ones the papers table's trigger computes."""
+(papers.archive.engines.postgresql.vectors) are exactly the ones the papers table's
+trigger computes."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
 
-from papers.archive import loader as loader_module
-from papers.archive import sql, vectors
+from papers import db as sql
+from papers.archive.engines.postgresql import vectors
+from papers.archive.write import loader as loader_module
 from papers.models import Paper
 from tests.archive_helpers import run_import, write
 

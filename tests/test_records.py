@@ -7,7 +7,7 @@ import json
 import pytest
 
 from papers import synthetic
-from papers.archive.records import export_record, records_queryset
+from papers.archive.export.records import export_record, records_queryset
 from papers.models import Paper
 from tests.archive_helpers import run_import, write
 

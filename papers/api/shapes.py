@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.text import slugify
 
-from papers.archive.records import export_sample
+from papers.archive.export.records import export_sample
 from papers.models import (
     Author,
     Dataset,

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from papers.archive import normalise as n
-from papers.archive.identity import DatasetNames, dataset_slug
-from papers.archive.kinds import PARSERS, EvaluationIn, TaskIn
-from papers.archive.normalise import RecordError
-from papers.archive.readers import ArchiveReader, detect_kind, unparseable
-from papers.archive.sql import select_rows
+from papers.archive.read import normalise as n
+from papers.archive.read.normalise import RecordError
+from papers.archive.read.parsers import PARSERS, EvaluationIn, TaskIn
+from papers.archive.read.readers import ArchiveReader, detect_kind, unparseable
+from papers.archive.write.identity import DatasetNames, dataset_slug
+from papers.db import chunks, select_rows
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -263,7 +263,7 @@ def _links(report: FileReport, items: list[tuple[dict, Any]]) -> None:
     from papers.models import CodeLink
 
     stored = set()
-    for part in _parts(sorted(set(papers.values()))):
+    for part in chunks(sorted(set(papers.values()))):
         stored.update(
             CodeLink.objects.filter(paper_id__in=part).values_list(
                 "paper__slug", "repository__url"
@@ -467,8 +467,3 @@ def _boards(report: FileReport, boards: dict, tasks: dict, later: set[int]) -> s
         + (f" ({'; '.join(examples)})" if examples else "")
     )
     return set(seen)
-
-
-def _parts(items: list, size: int = 900) -> Iterator[list]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

@@ -20,15 +20,15 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
-from papers.archive import indexes as bulk_indexes
-from papers.archive import vectors
-from papers.archive.fts_side import SideIndex
-from papers.archive.gin_side import GinBeside
-from papers.archive.link_counts import LinkCounts
-from papers.archive.loader import PAPER_DEFAULTS, KnownSlugs, Loader, Stats
-from papers.archive.pipeline import BAD, KIND, Parser, Position
-from papers.archive.readers import KINDS, ArchiveFileError
-from papers.archive.statistics import Statistics
+from papers.archive.engines.postgresql import vectors
+from papers.archive.engines.postgresql.gin_side import GinBeside
+from papers.archive.engines.postgresql.link_counts import LinkCounts
+from papers.archive.engines.postgresql.statistics import Statistics
+from papers.archive.engines.sqlite.fts_side import SideIndex
+from papers.archive.read.pipeline import BAD, KIND, Parser, Position
+from papers.archive.read.readers import KINDS, ArchiveFileError
+from papers.archive.write import indexes as bulk_indexes
+from papers.archive.write.loader import PAPER_DEFAULTS, KnownSlugs, Loader, Stats
 from papers.models import Paper
 from papers.search import index as search_index
 
@@ -87,7 +87,7 @@ class CacheInvalidator:
 
 
 class IndexPlan:
-    """When the full-text index (and the secondary indexes of papers.archive.indexes)
+    """When the full-text index (and the secondary indexes of papers.archive.write.indexes)
     are kept per batch and when they are built once at the end.
 
     An import that has created at least as many papers as the database held when it
@@ -98,9 +98,10 @@ class IndexPlan:
     was killed) keeps it deferred and builds it at its end.
 
     On SQLite a deferred full-text index is built meanwhile by a helper process
-    (papers.archive.fts_side) that learns each commit's papers from `committed()`. On
-    PostgreSQL it is built on a second connection once the files still to come write
-    no papers in bulk (papers.archive.gin_side), and the other indexes beside it."""
+    (papers.archive.engines.sqlite.fts_side) that learns each commit's papers from
+    `committed()`. On PostgreSQL it is built on a second connection once the files still
+    to come write no papers in bulk (papers.archive.engines.postgresql.gin_side), and the
+    other indexes beside it."""
 
     def __init__(self, loader: Loader, dry_run: bool, report: Callable[[str], None]):
         self.loader = loader
@@ -134,7 +135,8 @@ class IndexPlan:
 
     def _start_gin(self) -> None:
         """PostgreSQL: once no file still to come writes papers in bulk, build the GIN
-        index on a second connection while the writer goes on (papers.archive.gin_side)."""
+        index on a second connection while the writer goes on
+        (papers.archive.engines.postgresql.gin_side)."""
         # Not inside a transaction (--strict's, or a caller's): the build would wait for
         # it to end, for the lock its writes to papers hold, and it ends after the build.
         if self.gin_decided or connection.vendor != "postgresql":
@@ -153,8 +155,8 @@ class IndexPlan:
 
     def vectors_ahead(self) -> bool:
         """PostgreSQL: whether papers' search vectors are computed on a second connection
-        while the writer works (papers.archive.vectors); `wants_vectors()` says, chunk by
-        chunk, whether they are still worth computing."""
+        while the writer works (papers.archive.engines.postgresql.vectors);
+        `wants_vectors()` says, chunk by chunk, whether they are still worth computing."""
         postgresql = connection.vendor == "postgresql"
         return postgresql and settings.IMPORT_SIDE_INDEX and not self.dry_run
 
@@ -303,7 +305,7 @@ def import_files(
     workers: int = 1,
 ) -> ImportResult:
     """Import archive files. `workers=1` reads and parses the files in a second process
-    while this one writes (papers.archive.pipeline); 0 does both here."""
+    while this one writes (papers.archive.read.pipeline); 0 does both here."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     result = ImportResult()
@@ -334,9 +336,10 @@ def import_files(
             if cursor.fetchone():
                 cursor.execute("SET default_toast_compression = 'lz4'")
             # The papers' trigger keeps a search vector given with a new row: the import
-            # gives those computed on a second connection (papers.archive.vectors).
+            # gives those computed on a second connection
+            # (papers.archive.engines.postgresql.vectors).
             cursor.execute("SET cwp.search_vectors_given = on")
-    # Forked now, while this process is small (see papers.archive.pipeline.Parser).
+    # Forked now, while this process is small (see papers.archive.read.pipeline.Parser).
     parser = Parser([Path(p) for p in paths], kind, workers)
     # PostgreSQL: the counts ahead spare the end a rewrite of every linked paper's row,
     # which would also wait for the GIN index built beside (and then maintain it). On

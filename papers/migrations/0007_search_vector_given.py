@@ -2,7 +2,7 @@
 
 `papers_search_vector(title, abstract, author_names)` is the expression migration 0002's
 trigger computed inline; the trigger now calls it, and an archive import calls it on a
-second connection for papers it is about to insert (papers.archive.vectors), so the
+second connection for papers it is about to insert (papers.archive.engines.postgresql.vectors), so the
 writer's own connection no longer spends a fifth of a full import in `to_tsvector`.
 
 The trigger keeps a vector given with an INSERT only in a session that set

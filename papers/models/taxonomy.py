@@ -264,7 +264,7 @@ class Method(Curated):
     def paper_slug(self) -> str:
         """The introducing paper's slug: the paper's if imported, else the one its URL
         names (the archive names papers it does not hold)."""
-        from papers.archive.normalise import paper_slug
+        from papers.archive.read.normalise import paper_slug
 
         if self.introduced_by_id is not None:
             return self.introduced_by.slug

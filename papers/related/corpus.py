@@ -9,10 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from papers.db import chunks
 from papers.models import Paper, PaperMethod, PaperTask
 from papers.related.model import paper_text
-
-IN_CHUNK = 900  # ids per IN (...) list: under SQLite's variable limit everywhere
 
 
 @dataclass
@@ -44,8 +43,7 @@ def read(ids: Sequence[int], title_weight: int) -> Texts:
     """The texts of these papers (visible ones with a title or an abstract), by id."""
     ids = sorted(int(i) for i in ids)
     rows, tasks, methods = [], defaultdict(list), defaultdict(list)
-    for start in range(0, len(ids), IN_CHUNK):
-        part = ids[start : start + IN_CHUNK]
+    for part in chunks(ids):
         rows += (
             Paper.objects.visible()
             .filter(id__in=part)

@@ -15,7 +15,7 @@ import numpy as np
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
-from papers.archive.sql import delete_where_in, insert_rows, update_rows
+from papers.db import chunks, delete_where_in, insert_rows, update_rows
 from papers.models import Paper, RelatedPaper
 
 LIST_SIZE = 20  # entries a paper's list shows
@@ -88,10 +88,7 @@ def write(
             existing = [existing]
         else:
             part = [int(i) for i in paper_ids[start:stop]]
-            existing = [
-                RelatedPaper.objects.filter(paper_id__in=part[i : i + 900])
-                for i in range(0, len(part), 900)
-            ]
+            existing = [RelatedPaper.objects.filter(paper_id__in=piece) for piece in chunks(part)]
         rows = [r for q in existing for r in q.values_list("id", *COLUMNS)]
         batch = slice(start, stop)
         try:
@@ -111,8 +108,8 @@ def write(
 
 def _existing_ids(ids: np.ndarray) -> np.ndarray:
     found = []
-    for start in range(0, len(ids), 900):
-        part = [int(i) for i in ids[start : start + 900]]
+    for piece in chunks(ids):
+        part = [int(i) for i in piece]
         found += Paper.objects.filter(id__in=part).values_list("id", flat=True)
     return np.array(found, np.int64)
 

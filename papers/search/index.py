@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from django.db import connection, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
+from papers.db import chunks
+
 GIN_INDEX = "papers_paper_search_gin"  # as migration 0002 creates it
 GIN_SQL = f"CREATE INDEX IF NOT EXISTS {GIN_INDEX} ON papers_paper USING gin (search_vector)"
 BUILD_MEMORY = "1GB"  # maintenance_work_mem for the GIN build (the default is 64 MB)
@@ -113,8 +115,7 @@ def bulk_writes(*, deferred: bool = False) -> Iterator[_Batch]:
                 batch.changed,
             )
         ids = batch.added + [row[0] for row in batch.changed]
-        for start in range(0, len(ids), 900):
-            part = ids[start : start + 900]
+        for part in chunks(ids):
             cursor.execute(
                 "INSERT INTO papers_paper_fts(rowid, title, abstract, author_names) "
                 "SELECT id, title, abstract, author_names FROM papers_paper "

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from papers.archive.fidelity import reports
-from papers.archive.readers import KINDS
+from papers.archive.read.readers import KINDS
 
 
 class Command(BaseCommand):

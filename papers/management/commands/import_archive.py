@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from papers.archive.importer import CHANGES, OUTCOMES_LABELS, import_files
-from papers.archive.readers import KINDS
+from papers.archive.read.readers import KINDS
 
 
 class Command(BaseCommand):

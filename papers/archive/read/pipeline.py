@@ -17,14 +17,20 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue as queue_module
-import signal
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from papers.archive.kinds import PARSERS
-from papers.archive.normalise import RecordError
-from papers.archive.readers import KINDS, ArchiveFileError, ArchiveReader, detect_kind, unparseable
+from papers.archive.children import die_with
+from papers.archive.read.normalise import RecordError
+from papers.archive.read.parsers import PARSERS
+from papers.archive.read.readers import (
+    KINDS,
+    ArchiveFileError,
+    ArchiveReader,
+    detect_kind,
+    unparseable,
+)
 
 KIND, OK, BAD = "kind", "ok", "bad"
 _END, _FILE_ERROR, _CRASH = "end", "file-error", "crash"
@@ -138,25 +144,10 @@ class Parser:
                 self.skip.value = index
 
 
-def _die_with(parent: int) -> None:
-    """Have the kernel kill this child when the writer dies (Linux). A child outliving a
-    writer killed with SIGKILL would keep the writer's inherited database socket open,
-    and with it the killed transaction and its locks, until the child ended."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # elsewhere send() notices the orphaning (a parent pid that changed)
-    if os.getppid() != parent:  # the writer died before prctl
-        os._exit(0)
-
-
 def _produce(paths: list[Path], kind: str | None, channel, skip, parent: int) -> None:
     """The child: parse the files in order and send their events in chunks, each file
     closed by an end mark (or its file error)."""
-    _die_with(parent)
+    die_with(parent)
 
     def send(message) -> None:
         while True:

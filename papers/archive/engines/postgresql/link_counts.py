@@ -6,12 +6,12 @@ import of papers then links inserted every paper with no links and, at its end,
 `refresh_counts()` rewrote the row of each paper that had some: 248,703 of 576,000 at
 full scale, 32 s of PostgreSQL's time in a 414 s import (bench/README.md), each update a
 copy of a 3.5 KB row with its abstract and search vector; and on PostgreSQL those writes
-would wait for the GIN index built beside the import's last files (papers.archive.
-gin_side) and then maintain it. So an import into a PostgreSQL database with no papers
-first has a forked child read the import's links files (`links-between-papers-and-code`,
-parsed as the import parses them) and count each paper's distinct repositories, official
+would wait for the GIN index built beside the import's last files (gin_side) and then
+maintain it. So an import into a PostgreSQL database with no papers first has a forked
+child read the import's links files (`links-between-papers-and-code`, parsed as the
+import parses them) and count each paper's distinct repositories, official
 ones and frameworks, while the writer starts on the papers. Once the counts arrive, each
-new paper's row is inserted with them (papers.archive.loader.Loader.papers).
+new paper's row is inserted with them (papers.archive.write.loader.Loader.papers).
 
 They are a forecast, not the record: `refresh_counts()` still reads every paper the
 import wrote at its end and rewrites the rows whose counts differ (papers inserted
@@ -33,9 +33,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from papers.archive.kinds import LinkIn
-from papers.archive.pipeline import KIND, OK, _die_with, events
-from papers.archive.readers import ArchiveReader
+from papers.archive.children import die_with
+from papers.archive.read.parsers import LinkIn
+from papers.archive.read.pipeline import KIND, OK, events
+from papers.archive.read.readers import ArchiveReader
 
 SHAPE_SHIFT = 40  # bits of a forecast below its frameworks' shape: 2 * links + official
 
@@ -144,7 +145,7 @@ def _kind(path: Path, kind: str | None) -> str | None:
 
 
 def _count(paths: list[Path], kind: str | None, channel, parent: int) -> None:
-    _die_with(parent)
+    die_with(parent)
     kinds = [_kind(path, kind) for path in paths]
     channel.send(("kinds", kinds))
     # (slug, repository url) → the last record's (is_official, framework)

@@ -25,13 +25,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from papers.archive import normalise as n
-from papers.archive.kinds import TaskIn
-from papers.archive.sql import select_rows
+from papers.archive.read import normalise as n
+from papers.archive.read.parsers import TaskIn
+from papers.db import chunks, select_rows
 from papers.models import Dataset, Task, TaskEdge
 
 if TYPE_CHECKING:
-    from papers.archive.loader import Loader
+    from papers.archive.write.loader import Loader
 
 SUFFIXES = 20  # slugs tried per round when a name's own slug is taken: base, base-2, …
 
@@ -209,7 +209,7 @@ class TaskTree:
         """Slugs for nested nodes whose parents are resolved."""
         parents = {ids[node.path[:-1]] for node in level}
         children: dict[tuple[int, str], str] = {}
-        for part in _chunks(sorted(parents)):
+        for part in chunks(sorted(parents)):
             for parent_id, name, slug in TaskEdge.objects.filter(parent_id__in=part).values_list(
                 "parent_id", "child__name", "child__slug"
             ):
@@ -271,7 +271,7 @@ class TaskTree:
             if len(node.path) > 1 and ids[node.path[:-1]] != ids[node.path]
         }
         existing = set()
-        for part in _chunks(sorted({p for p, _ in edges})):
+        for part in chunks(sorted({p for p, _ in edges})):
             existing.update(
                 TaskEdge.objects.filter(parent_id__in=part).values_list("parent_id", "child_id")
             )
@@ -294,8 +294,3 @@ def _values(node: TaskIn) -> dict[str, Any]:
     if not node.reference:
         values["content_key"] = node.content_key
     return values
-
-
-def _chunks(items: list, size: int = 900):
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

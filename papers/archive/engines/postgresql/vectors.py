@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterator
 import psycopg
 from django.db import DatabaseError, connection, connections
 
-from papers.archive.kinds import PaperIn
-from papers.archive.pipeline import OK
+from papers.archive.read.parsers import PaperIn
+from papers.archive.read.pipeline import OK
 
 CHUNK = 500  # papers per round trip to the second connection
 QUEUE_CHUNKS = 8  # how far (in chunks) the thread may read ahead of the writer
@@ -50,7 +50,7 @@ _EVENTS, _ERROR, _END = "events", "error", "end"
 
 def search_text(paper: PaperIn, title_default: str, abstract_default: str) -> tuple[str, str, str]:
     """The (title, abstract, author names) a new paper's row will hold, as the loader
-    writes them (papers.archive.loader.Loader.papers)."""
+    writes them (papers.archive.write.loader.Loader.papers)."""
     title = paper.fields.get("title")
     abstract = paper.fields.get("abstract")
     return (
@@ -61,7 +61,7 @@ def search_text(paper: PaperIn, title_default: str, abstract_default: str) -> tu
 
 
 def ahead(events: Iterator[tuple], defaults: dict, wanted: Callable[[], bool]) -> Iterator[tuple]:
-    """`events` (papers.archive.pipeline) with each paper's `search` set to (title,
+    """`events` (papers.archive.read.pipeline) with each paper's `search` set to (title,
     abstract, author names, vector) where the second connection computed it; `wanted()`
     says before each chunk whether to compute its vectors at all."""
     worker = _Ahead(events, defaults["title"], defaults["abstract"], wanted)

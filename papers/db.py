@@ -1,4 +1,5 @@
-"""Batched INSERT and UPDATE without the ORM's per-object cost.
+"""SQL helpers every bulk writer shares: batched INSERT, UPDATE, DELETE and SELECT
+without the ORM's per-object cost, and the chunking of IN (...) lists.
 
 At archive scale Django's bulk_create spends most of its time compiling SQL
 (one placeholder tuple per object and field). These helpers build one
@@ -12,11 +13,15 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from django.db import connection, models
 from django.utils import timezone
+
+# Values per IN (...) list (and so per statement's parameters): under SQLite's limit on
+# a statement's variables in every build it ships with (999 before 3.32).
+CHUNK = 900
 
 _PLAIN = (
     models.CharField,
@@ -26,6 +31,12 @@ _PLAIN = (
     models.FloatField,
     models.ForeignKey,
 )
+
+
+def chunks(items: Sequence, size: int = CHUNK) -> Iterator[Sequence]:
+    """`items` in consecutive pieces of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Field]:
@@ -220,8 +231,7 @@ def delete_where_in(model: type[models.Model], column: str, values: Sequence[Any
     quote = connection.ops.quote_name
     values = list(values)
     with connection.cursor() as cursor:
-        for start in range(0, len(values), 900):
-            part = values[start : start + 900]
+        for part in chunks(values):
             cursor.execute(
                 f"DELETE FROM {quote(model._meta.db_table)} WHERE {quote(column)} "
                 f"IN ({', '.join(['%s'] * len(part))})",
@@ -248,8 +258,7 @@ def select_rows(
     plain = all(isinstance(f, _PLAIN) and not isinstance(f, models.JSONField) for f in fields)
     rows: list[dict] = []
     if not plain:
-        for start in range(0, len(values), 900):
-            part = values[start : start + 900]
+        for part in chunks(values):
             rows.extend(model.objects.filter(**filters, **{f"{key}__in": part}).values(*only))
         return rows
     quote = connection.ops.quote_name
@@ -257,8 +266,7 @@ def select_rows(
     where = "".join(f"{quote(model._meta.get_field(name).column)} = %s AND " for name in filters)
     key_column = quote(model._meta.get_field(key).column)
     with connection.cursor() as cursor:
-        for start in range(0, len(values), 900):
-            part = values[start : start + 900]
+        for part in chunks(values):
             cursor.execute(
                 f"SELECT {columns} FROM {quote(model._meta.db_table)} WHERE {where}"
                 f"{key_column} IN ({', '.join(['%s'] * len(part))})",

@@ -25,10 +25,10 @@ from typing import IO, Any
 
 from django.db.models import Model, Prefetch, QuerySet
 
-from papers.archive import normalise as n
-from papers.archive.identity import dataset_slug
-from papers.archive.kinds import RANK_RECORD
-from papers.archive.records import export_record, records_queryset
+from papers.archive.export.records import export_record, records_queryset
+from papers.archive.read import normalise as n
+from papers.archive.read.parsers import RANK_RECORD
+from papers.archive.write.identity import dataset_slug
 from papers.models import (
     CodeLink,
     Dataset,
@@ -418,7 +418,7 @@ class _Taxonomy:
         ).values_list("leaderboard_id", "name"):
             self.metrics[board_id].append(name)
         # A board names its dataset, and gives its URL where the name would not lead the
-        # importer to it (papers.archive.identity).
+        # importer to it (papers.archive.write.identity).
         self.datasets = {
             pk: {"dataset": name}
             if dataset_slug(name) == slug

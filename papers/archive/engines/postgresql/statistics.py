@@ -90,8 +90,8 @@ class Statistics:
             for table in tables:
                 columns = "" if whole else f" ({', '.join(map(quote, self.keys[table]))})"
                 # While the import runs, a table another connection holds is passed over
-                # (papers_paper while its GIN index is built beside the import, papers.
-                # archive.gin_side): waiting would stall the writer until the build ends.
+                # (papers_paper while its GIN index is built beside the import, see
+                # gin_side): waiting would stall the writer until the build ends.
                 options = "" if whole else "(SKIP_LOCKED) "
                 cursor.execute(f"ANALYZE {options}{quote(table)}{columns}")
                 self.ran.append((table, whole))

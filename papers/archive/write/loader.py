@@ -18,9 +18,9 @@ from django.db import IntegrityError, connection, models, transaction
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from papers.archive import normalise as n
-from papers.archive.identity import DatasetNames, FreeSlugs, TaskTree
-from papers.archive.kinds import (
+from papers.archive.engines.postgresql.link_counts import LinkCounts, unpack
+from papers.archive.read import normalise as n
+from papers.archive.read.parsers import (
     DatasetIn,
     EvaluationIn,
     LeaderboardIn,
@@ -30,8 +30,9 @@ from papers.archive.kinds import (
     RecordIn,
     RepoIn,
 )
-from papers.archive.link_counts import LinkCounts, unpack
-from papers.archive.sql import (
+from papers.archive.write.identity import DatasetNames, FreeSlugs, TaskTree
+from papers.db import (
+    chunks,
     delete_where_in,
     insert_rows,
     reserve_ids,
@@ -80,7 +81,6 @@ SAMPLE_FIELDS = (
     "behaviour_fingerprint", "licence", "inline_ok", "code_sha256_prefix", "mcp_code_sha256",
     "extra",
 )  # fmt: skip
-CHUNK = 900  # keeps every IN (...) under SQLite's variable limit
 PAPER_DEFAULTS = {f: Paper._meta.get_field(f).get_default() for f in PAPER_FIELDS}
 TITLE, ABSTRACT = PAPER_FIELDS.index("title"), PAPER_FIELDS.index("abstract")
 LINK_FIELDS = ("is_official", "mentioned_in_paper", "mentioned_in_github", "framework", "position")
@@ -177,11 +177,6 @@ class Stats:
             self.counts[model].update(counter)
 
 
-def chunks(items: list, size: int = CHUNK) -> Iterable[list]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _in(model, field: str, values: Iterable, *only: str) -> list[dict]:
     return select_rows(model, field, values, only)
 
@@ -200,10 +195,11 @@ class Loader:
         # The full-text index is built at the end of the import (search.index.defer()).
         self.index_deferred = False
         # While it is: the papers inserted and changed since the last commit, for
-        # papers.archive.fts_side (see take_text_writes()).
+        # papers.archive.engines.sqlite.fts_side (see take_text_writes()).
         self.text_added: list[int] = []
         self.text_changed: list[int] = []
-        # Each new paper's code links, counted ahead (papers.archive.link_counts).
+        # Each new paper's code links, counted ahead
+        # (papers.archive.engines.postgresql.link_counts).
         self.link_counts: LinkCounts | None = None
         # The slugs the papers table may hold (set by the importer), or None: look up all.
         self.known_slugs: KnownSlugs | None = None
@@ -396,8 +392,9 @@ class Loader:
                         *values,
                     )
                 )
-                # A vector computed ahead of the writer (papers.archive.vectors) goes in
-                # with the row only if it was computed from exactly this row's text.
+                # A vector computed ahead of the writer (papers.archive.engines.
+                # postgresql.vectors) goes in with the row only if it was computed from
+                # exactly this row's text.
                 search = paper.search
                 vectors.append(
                     search[3]
@@ -721,7 +718,7 @@ class Loader:
         """Point the datasets and methods a record says it introduces at its paper: by
         exact name first (so "PatchAttn" and "patchattn" stay two methods when the
         methods file has both), else by slug, creating a stub when neither exists
-        (datasets: papers.archive.identity)."""
+        (datasets: papers.archive.write.identity)."""
         for name, model in (("datasets_introduced", Dataset), ("methods_introduced", Method)):
             wanted = [
                 (item, paper_ids[r.paper.slug])

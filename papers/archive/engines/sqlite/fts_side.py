@@ -33,7 +33,7 @@ from pathlib import Path
 FTS_TABLE = "papers_paper_fts"
 SHADOW_TABLES = ("data", "idx", "docsize")  # the index proper; _config stays as it is
 TEXT = ("title", "abstract", "author_names")
-CHUNK = 900  # ids per IN (...)
+CHUNK = 900  # ids per IN (...): papers.db.CHUNK, which this helper cannot import
 HASH_BYTES = 8 * 1024 * 1024  # the helper's FTS5 pending-terms buffer (its RSS grows by ~this)
 COMMIT_ROWS = 20_000  # papers indexed between the helper's commits
 SIDE_SUFFIX = "-fts-build-"  # <database>-fts-build-<pid>: the scratch database

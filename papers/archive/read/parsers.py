@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from papers.archive import normalise as n
-from papers.archive.normalise import RecordError
+from papers.archive.read import normalise as n
+from papers.archive.read.normalise import RecordError
 
 # Which source wrote a paper's fields. A source never overwrites a non-empty value
 # written by a higher-ranked one, so files give the same end state in any order.
@@ -28,7 +28,7 @@ class PaperIn:
     tasks: list[str] | None = None
     methods: list[str] | None = None
     # (title, abstract, author names, search vector) computed ahead of the writer on
-    # PostgreSQL (papers.archive.vectors), or None.
+    # PostgreSQL (papers.archive.engines.postgresql.vectors), or None.
     search: tuple[str, str, str, str] | None = None
     # Keyed by its arXiv id (the record had no paper URL): `slug` is provisional
     # (n.arxiv_slug), and the paper that has this arXiv id, if any, is the one updated.
@@ -76,7 +76,7 @@ class DatasetIn:
 @dataclass(slots=True)
 class TaskIn:
     """A node of an evaluation-tables tree. Its identity is its path of names from the
-    top-level task: the loader (papers.archive.identity) gives it the slug of its name
+    top-level task: the loader (papers.archive.write.identity) gives it the slug of its name
     unless another node holds that slug, then one qualified by its parent's."""
 
     path: tuple[str, ...]
