@@ -104,12 +104,12 @@ def test_a_failing_helper_leaves_the_deferral_for_the_rebuild(tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_import_rebuilds_the_index_when_the_helper_fails(tmp_path, monkeypatch):
-    from papers.archive import importer
+    from papers.archive.engines.sqlite import session as sqlite_session
 
     def broken_helper(connection):
         return fts_side.SideIndex(str(tmp_path / "x.sqlite3"), "CREATE TABLE (")
 
-    monkeypatch.setattr(importer.SideIndex, "start", broken_helper)
+    monkeypatch.setattr(sqlite_session.SideIndex, "start", broken_helper)
     status, out, err = run_import(write(tmp_path / "p.json", PAPERS))
     assert status == 0
     assert "the full-text index built beside the import failed" in err

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from papers.archive import importer
+from papers.archive.engines.postgresql import session as postgres_session
 from papers.models import (
     Author,
     CodeLink,
@@ -672,7 +672,7 @@ def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_
         seen.append((index.deferred(), Paper.objects.count()))
         real_build()
 
-    real_beside = importer.GinBeside
+    real_beside = postgres_session.GinBeside
 
     def beside():  # PostgreSQL: built beside the links file (tests/test_import_link_counts.py)
         seen.append((index.deferred(), Paper.objects.count()))
@@ -681,7 +681,7 @@ def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_
     papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
     with (
         mock.patch.object(index, "build", build),
-        mock.patch.object(importer, "GinBeside", beside),
+        mock.patch.object(postgres_session, "GinBeside", beside),
     ):
         status, _, err = run_import(papers, links)
     assert status == 0, err

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from django.db import connection
 
-from papers.archive import importer
+from papers.archive.engines.postgresql import session as postgres_session
 from papers.archive.engines.postgresql.link_counts import LinkCounts, pack, unpack
 from papers.archive.write import loader as loader_module
 from papers.models import CodeLink, Paper
@@ -92,7 +92,7 @@ def forecast_first(monkeypatch):
             super().__init__(*args)
             assert self.wait() is not None
 
-    monkeypatch.setattr(importer, "LinkCounts", Waiting)
+    monkeypatch.setattr(postgres_session, "LinkCounts", Waiting)
 
 
 def _files(tmp_path):
@@ -119,7 +119,7 @@ def test_counts_are_right_whatever_the_forecast_said(tmp_path, monkeypatch, rewr
         def counts(self):
             return dict.fromkeys((p["paper_url"].rsplit("/", 1)[1] for p in PAPERS), pack(7, True))
 
-    monkeypatch.setattr(importer, "LinkCounts", Wrong)
+    monkeypatch.setattr(postgres_session, "LinkCounts", Wrong)
     run_import(*_files(tmp_path))
     assert _counts() == _true_counts()
     assert rewritten == [41]  # the 40 it got wrong and the stub it did not name
@@ -138,7 +138,7 @@ def test_an_import_without_the_forecast_ends_in_the_same_state(tmp_path, monkeyp
         def counts(self):
             return None
 
-    monkeypatch.setattr(importer, "LinkCounts", Failed)
+    monkeypatch.setattr(postgres_session, "LinkCounts", Failed)
     run_import(*_files(tmp_path))
     assert db_state() == with_forecast
 
@@ -152,7 +152,7 @@ def test_the_links_are_counted_ahead_only_when_the_database_has_no_papers(tmp_pa
             started.append(args)
             super().__init__(*args)
 
-    monkeypatch.setattr(importer, "LinkCounts", Counting)
+    monkeypatch.setattr(postgres_session, "LinkCounts", Counting)
     files = _files(tmp_path)
     run_import(*files)
     run_import(*files)  # a re-import: papers exist, nothing to forecast
@@ -258,7 +258,7 @@ def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_fi
             time.sleep(0.01)
         raise Stop
 
-    monkeypatch.setattr(importer, "GinBeside", Recorded)
+    monkeypatch.setattr(postgres_session, "GinBeside", Recorded)
     monkeypatch.setattr(loader_module.Loader, "finish", interrupted)
     started = time.monotonic()
     with pytest.raises(Stop):
@@ -277,6 +277,6 @@ def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_fi
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite only")
 def test_sqlite_imports_count_no_links_ahead(tmp_path, monkeypatch):
     started = []
-    monkeypatch.setattr(importer, "LinkCounts", lambda *args: started.append(args))
+    monkeypatch.setattr(postgres_session, "LinkCounts", lambda *args: started.append(args))
     run_import(*_files(tmp_path))
     assert started == [] and _counts() == _true_counts()

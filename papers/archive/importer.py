@@ -1,7 +1,10 @@
 """Drive an import: read files, parse records, reject the bad ones precisely, load batches.
 
 `import_files()` is what `manage.py import_archive` runs; tests and the demo loader
-call it directly.
+call it directly. The reading is papers.archive.read's, the writing papers.archive.
+write's, and what differs between SQLite and PostgreSQL (session settings, when indexes
+are built, helpers beside the writer) the bulk session's (papers.archive.engines),
+chosen once per import.
 """
 
 from __future__ import annotations
@@ -10,27 +13,20 @@ import functools
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from django.conf import settings
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
-from papers.archive.engines.postgresql import vectors
-from papers.archive.engines.postgresql.gin_side import GinBeside
-from papers.archive.engines.postgresql.link_counts import LinkCounts
-from papers.archive.engines.postgresql.statistics import Statistics
-from papers.archive.engines.sqlite.fts_side import SideIndex
+from papers.archive.engines import BulkSession, session_for
 from papers.archive.read.pipeline import BAD, KIND, Parser, Position
 from papers.archive.read.readers import KINDS, ArchiveFileError
-from papers.archive.write import indexes as bulk_indexes
-from papers.archive.write.loader import PAPER_DEFAULTS, KnownSlugs, Loader, Stats
+from papers.archive.write.loader import KnownSlugs, Loader, Stats
 from papers.models import Paper
-from papers.search import index as search_index
 
 LOADERS = {
     "records": "records",
@@ -40,10 +36,6 @@ LOADERS = {
     "datasets": "datasets",
     "evaluation-tables": "evaluations",
 }
-IMPORT_CACHE_KIB = 128 * 1024
-IMPORT_CHECKPOINT_PAGES = (
-    100_000  # SQLite: checkpoint the WAL every ~400 MB (1,000 pages by default)
-)
 
 # The model a rejected record of each kind is counted under in the summary.
 KIND_MODEL = {
@@ -56,8 +48,6 @@ KIND_MODEL = {
 }
 # Evaluation-table records are whole task trees; batch fewer of them.
 BATCH_DIVISOR = {"evaluation-tables": 50, "records": 4}
-# The kinds of file that write papers in bulk (the others add at most a few stubs).
-PAPER_KINDS = {"papers", "records"}
 # While an import runs, cached pages are retired at most this often (and once at the end).
 CACHE_BUMP_EVERY_S = 30.0
 
@@ -84,146 +74,6 @@ class CacheInvalidator:
             bump_content_version()
             self.pending = False
             self.last = time.monotonic()
-
-
-class IndexPlan:
-    """When the full-text index (and the secondary indexes of papers.archive.write.indexes)
-    are kept per batch and when they are built once at the end.
-
-    An import that has created at least as many papers as the database held when it
-    started is mostly adding: from its next batch on the index is deferred (see
-    papers.search.index) and built when the import ends. So an import into an empty
-    database defers from its first batch, and a re-import or an update of a few papers
-    keeps the index per batch. An import that finds the index deferred (one before it
-    was killed) keeps it deferred and builds it at its end.
-
-    On SQLite a deferred full-text index is built meanwhile by a helper process
-    (papers.archive.engines.sqlite.fts_side) that learns each commit's papers from
-    `committed()`. On PostgreSQL it is built on a second connection once the files still
-    to come write no papers in bulk (papers.archive.engines.postgresql.gin_side), and the
-    other indexes beside it."""
-
-    def __init__(self, loader: Loader, dry_run: bool, report: Callable[[str], None]):
-        self.loader = loader
-        self.dry_run = dry_run
-        self.report = report
-        self.side: SideIndex | None = None
-        self.gin: GinBeside | None = None
-        self.gin_decided = False  # whether the build beside the import was started or refused
-        self.file = 0  # the number of the file being imported (import_files sets it)
-        self.outcome = ""
-        loader.index_deferred = self.deferred()
-        self.existing = 0 if loader.index_deferred else Paper.objects.count()
-        if loader.index_deferred and not dry_run:
-            self._start_side()
-
-    @staticmethod
-    def deferred() -> bool:
-        return search_index.deferred() or bool(bulk_indexes.missing())
-
-    def before_batch(self) -> None:
-        if self.dry_run:
-            return
-        if self.loader.index_deferred:
-            self._start_gin()
-            return
-        if self.loader.stats.counts["Paper"]["created"] >= self.existing:
-            search_index.defer()
-            bulk_indexes.drop()
-            self.loader.index_deferred = True
-            self._start_side()
-
-    def _start_gin(self) -> None:
-        """PostgreSQL: once no file still to come writes papers in bulk, build the GIN
-        index on a second connection while the writer goes on
-        (papers.archive.engines.postgresql.gin_side)."""
-        # Not inside a transaction (--strict's, or a caller's): the build would wait for
-        # it to end, for the lock its writes to papers hold, and it ends after the build.
-        if self.gin_decided or connection.vendor != "postgresql":
-            return
-        if connection.in_atomic_block:
-            return
-        counts = self.loader.link_counts
-        kinds = counts.kinds() if counts is not None else None
-        if not settings.IMPORT_SIDE_INDEX or kinds is None:
-            return
-        if any(kind in PAPER_KINDS for kind in kinds[self.file :]):
-            return
-        self.gin_decided = True  # the index stays as it is now until the end: ask once
-        if search_index.deferred():
-            self.gin = GinBeside()
-
-    def vectors_ahead(self) -> bool:
-        """PostgreSQL: whether papers' search vectors are computed on a second connection
-        while the writer works (papers.archive.engines.postgresql.vectors);
-        `wants_vectors()` says, chunk by chunk, whether they are still worth computing."""
-        postgresql = connection.vendor == "postgresql"
-        return postgresql and settings.IMPORT_SIDE_INDEX and not self.dry_run
-
-    def wants_vectors(self) -> bool:
-        # An import that mostly adds papers inserts most of them; one into a full
-        # database (a re-import) would compute vectors for papers it never inserts.
-        return self.existing == 0 or self.loader.index_deferred
-
-    def _start_side(self) -> None:
-        if settings.IMPORT_SIDE_INDEX and search_index.deferred():
-            self.side = SideIndex.start(connection)
-
-    def committed(self) -> None:
-        """A batch (or a --strict file) has committed: the side index learns its papers."""
-        added, changed = self.loader.take_text_writes()
-        if self.side is not None:
-            self.side.send(added, changed)
-
-    def rolled_back(self) -> None:
-        """--strict rolled a file back, and with it a deferral it may have begun."""
-        self.loader.index_deferred = self.deferred()
-
-    def finish(self) -> None:
-        if self.loader.index_deferred and not self.dry_run:
-            gin = self.gin
-            if gin is not None:
-                # The foreign keys' locks conflict with the build's: it ends first.
-                gin.wait()
-            bulk_indexes.build()
-            if gin is not None and gin.failed:
-                self.report(
-                    f"the full-text index built beside the import failed ({gin.failed}); "
-                    "rebuilding it"
-                )
-            self.outcome = "built at the end"
-            deferred = search_index.deferred()
-            if gin is not None and not deferred:
-                self.outcome = f"built beside the import's last files ({gin.seconds:.0f} s)"
-            elif deferred:
-                side = self.side
-                if side is not None and side.finish(connection, search_index.end_deferral):
-                    self.outcome = (
-                        f"built beside the import ({side.corrected:,} papers re-indexed "
-                        "at the end)"
-                    )
-                else:
-                    if side is not None:
-                        self.report(
-                            f"the full-text index built beside the import failed "
-                            f"({side.failed}); rebuilding it"
-                        )
-                    search_index.build()
-            self.loader.index_deferred = False
-        elif not self.dry_run:
-            self.outcome = "kept up to date batch by batch"
-
-    def before_finish(self) -> None:
-        """While the GIN index is built beside the import, build the other indexes too,
-        before the loader's last steps (whose writes to papers wait for that build)."""
-        if self.gin is not None:
-            bulk_indexes.build(keys=False)
-
-    def close(self) -> None:
-        if self.side is not None:
-            self.side.close()
-        if self.gin is not None:
-            self.gin.cancel()
 
 
 class StrictStop(Exception):
@@ -291,206 +141,183 @@ CHANGES = ("created", "updated", "deleted", "hidden")
 Progress = Callable[[Position, int], None]
 
 
-def import_files(
-    paths: list[str | Path],
-    *,
-    kind: str | None = None,
-    batch_size: int = 2000,
-    overwrite_edits: bool = False,
-    strict: bool = False,
-    dry_run: bool = False,
-    errors_out: IO[str] | None = None,
-    report: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
-    progress: Callable[[str, int], Progress] | None = None,
-    workers: int = 1,
-) -> ImportResult:
-    """Import archive files. `workers=1` reads and parses the files in a second process
-    while this one writes (papers.archive.read.pipeline); 0 does both here."""
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
-    result = ImportResult()
-    loader = Loader(overwrite_edits=overwrite_edits)
-    if connection.vendor == "sqlite":
-        # A bigger page cache for this connection: an archive import walks B-trees (slug,
-        # author and FTS indexes) far larger than SQLite's 2 MB default. And fewer WAL
-        # checkpoints: each copies every page the batches since the last one changed
-        # into the database (the default, every 4 MB of WAL, was after every batch), so
-        # a page that each batch changes was written twice a batch.
-        with connection.cursor() as cursor:
-            cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
-            cursor.execute(f"PRAGMA wal_autocheckpoint = {IMPORT_CHECKPOINT_PAGES}")
-    elif connection.vendor == "postgresql":
-        # A batch is durable once PostgreSQL has it, whatever becomes of this process;
-        # not waiting for each commit's WAL flush lets the server get on with the next.
-        # And compress what goes out of line or is squeezed into the row (abstracts,
-        # the search vectors kept inline) with LZ4 where the server has it: about half
-        # the CPU of the default pglz (50,000 papers' vectors and abstracts: 1.6 s
-        # against 3.2 s) for a table 8% smaller. Each value records its own method, so
-        # rows written later with pglz read the same.
-        with connection.cursor() as cursor:
-            cursor.execute("SET synchronous_commit = off")
-            cursor.execute(
-                "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' "
-                "AND 'lz4' = ANY(enumvals)"
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How an import runs: the command's options."""
+
+    kind: str | None = None  # every file's kind, instead of detecting each one's
+    batch_size: int = 2000  # records per transaction (fewer for the heavier kinds)
+    overwrite_edits: bool = False  # overwrite what staff edited in the admin
+    strict: bool = False  # a bad record rolls its whole file back
+    dry_run: bool = False  # everything in one transaction, rolled back
+    errors_out: IO[str] | None = None  # where rejected records are written, raw
+    report: Callable[[str], None] = _to_stderr  # a line for the operator
+    progress: Callable[[str, int], Progress] | None = None  # a ticker per file
+    # 1: read and parse the files in a second process while this one writes
+    # (papers.archive.read.pipeline); 0: both here.
+    workers: int = 1
+
+
+def import_files(paths: list[str | Path], **options) -> ImportResult:
+    """Import archive files; `options` are ImportOptions' fields."""
+    return ArchiveImport(paths, ImportOptions(**options)).run()
+
+
+class ArchiveImport:
+    """One import of a list of files, run once."""
+
+    def __init__(self, paths: list[str | Path], options: ImportOptions):
+        if options.kind is not None and options.kind not in KINDS:
+            raise ValueError(f"unknown kind {options.kind!r}; one of {', '.join(KINDS)}")
+        self.paths = [Path(p) for p in paths]
+        self.options = options
+        self.result = ImportResult()
+        self.loader = Loader(overwrite_edits=options.overwrite_edits)
+        self.session: BulkSession = session_for(
+            connection, self.loader, dry_run=options.dry_run, report=options.report
+        )
+        self.invalidator = CacheInvalidator()
+
+    def run(self) -> ImportResult:
+        options, session = self.options, self.session
+        session.enter()
+        try:
+            # Forked now, while this process is small (see papers.archive.read.pipeline).
+            parser = Parser(self.paths, options.kind, options.workers)
+            papers_at_start = Paper.objects.count()
+            self.loader.known_slugs = KnownSlugs.for_import(papers_at_start)
+            session.begin(self.paths, options.kind, options.workers, papers_at_start)
+            started = time.monotonic()
+            # One transaction per batch; --dry-run wraps everything in one, rolled back.
+            with transaction.atomic() if options.dry_run else nullcontext(), parser:
+                self._files(parser)
+                self._finish()
+                if options.dry_run:
+                    raise _DryRun
+        except _DryRun:
+            pass
+        finally:
+            session.close()
+            self.invalidator.flush()
+            session.exit()
+        self.result.stats = self.loader.stats
+        self.result.search_index = session.outcome
+        self.result.elapsed = time.monotonic() - started
+        return self.result
+
+    def _files(self, parser: Parser) -> None:
+        for number, path in enumerate(self.paths):
+            self.session.file = number
+            events = functools.partial(parser.parsed, number)
+            self.result.files.append(FileImport(self, path, events).run())
+
+    def _finish(self) -> None:
+        self.session.before_finish()
+        with transaction.atomic():
+            self.loader.finish()
+        self.session.finish()
+        self.committed()
+
+    def committed(self) -> None:
+        """A batch (or a --strict file) has committed."""
+        if not self.options.dry_run:
+            self.invalidator.committed()
+            self.session.committed()
+
+
+class FileImport:
+    """One file of an import: its records read in order, the bad ones rejected, the
+    good ones written in batches."""
+
+    def __init__(
+        self, importer: ArchiveImport, path: Path, parsed: Callable[[Position], Iterator]
+    ):
+        self.importer = importer
+        self.options = importer.options
+        self.loader = importer.loader
+        self.session = importer.session
+        self.path = path
+        self.parsed = parsed
+        self.outcome = FileResult(str(path), self.options.kind)
+        self.position = Position()
+        self.batch: list = []
+        progress = self.options.progress
+        self.tick = None
+        if progress and path.exists():
+            self.tick = progress(str(path), path.stat().st_size)
+
+    def run(self) -> FileResult:
+        try:
+            # --strict rolls the file back
+            with transaction.atomic() if self.options.strict else nullcontext():
+                self._read()
+            self.importer.committed()
+        except ArchiveFileError as exc:
+            self.batch.clear()
+            self.outcome.error = exc.reason
+            self.outcome.unreadable = True
+            self.options.report(
+                f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)"
             )
-            if cursor.fetchone():
-                cursor.execute("SET default_toast_compression = 'lz4'")
-            # The papers' trigger keeps a search vector given with a new row: the import
-            # gives those computed on a second connection
-            # (papers.archive.engines.postgresql.vectors).
-            cursor.execute("SET cwp.search_vectors_given = on")
-    # Forked now, while this process is small (see papers.archive.read.pipeline.Parser).
-    parser = Parser([Path(p) for p in paths], kind, workers)
-    # PostgreSQL: the counts ahead spare the end a rewrite of every linked paper's row,
-    # which would also wait for the GIN index built beside (and then maintain it). On
-    # SQLite that rewrite costs less than the counting (bench/README.md).
-    postgresql = connection.vendor == "postgresql"
-    papers_at_start = Paper.objects.count()
-    loader.known_slugs = KnownSlugs.for_import(papers_at_start)
-    if postgresql and workers and not dry_run and not papers_at_start:
-        loader.link_counts = LinkCounts([Path(p) for p in paths], kind)
-    started = time.monotonic()
-    invalidator = CacheInvalidator()
-    index = IndexPlan(loader, dry_run, report)
+        except StrictStop:
+            self.loader.forget()
+            self.session.rolled_back()
+            self.outcome.error = (
+                "stopped at the first bad record (--strict); this file's changes were rolled back"
+            )
+            self.options.report(f"{self.path}: {self.outcome.error}")
+        return self.outcome
 
-    def committed() -> None:
-        if not dry_run:
-            invalidator.committed()
-            index.committed()
+    def _read(self) -> None:
+        outcome, batch, tick, position = self.outcome, self.batch, self.tick, self.position
+        batch_size = self.options.batch_size
+        size = batch_size
+        stream = self.session.stream(self.parsed(position))
+        # Closed here, not when collected: the stream may run a thread (and the parser)
+        # ahead of the writer, which must stop before the next file starts.
+        with closing(stream):
+            for event in stream:
+                tag = event[0]
+                if tag == KIND:
+                    outcome.kind = event[1]
+                    size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
+                    continue
+                outcome.records += 1
+                if tag == BAD:
+                    self.reject(*event[1:])
+                    continue
+                batch.append(event[1])
+                if len(batch) >= size:
+                    self.flush()
+                if tick:
+                    tick(position, outcome.records)
+        self.flush()
+        if tick:
+            tick(position, outcome.records)
 
-    statistics = Statistics(enabled=not dry_run)
-    # One transaction per batch; --dry-run wraps everything in one and rolls it back.
-    try:
-        with transaction.atomic() if dry_run else nullcontext(), parser:
-            for number, path in enumerate(paths):
-                index.file = number
-                result.files.append(
-                    _import_file(
-                        Path(path),
-                        functools.partial(parser.parsed, number),
-                        kind,
-                        batch_size,
-                        loader,
-                        strict,
-                        errors_out,
-                        report,
-                        progress,
-                        result,
-                        committed,
-                        index,
-                        statistics,
-                    )
-                )
-            index.before_finish()
-            with transaction.atomic():
-                loader.finish()
-            index.finish()
-            statistics.finish()
-            committed()
-            if dry_run:
-                raise _DryRun
-    except _DryRun:
-        pass
-    finally:
-        if loader.link_counts is not None:
-            loader.link_counts.close()
-        index.close()
-        invalidator.flush()
-        if connection.vendor == "sqlite":
-            with connection.cursor() as cursor:
-                cursor.execute("PRAGMA wal_autocheckpoint = 1000")  # SQLite's default
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("RESET synchronous_commit")
-                cursor.execute("RESET default_toast_compression")
-                cursor.execute("RESET cwp.search_vectors_given")
-    result.stats = loader.stats
-    result.search_index = index.outcome
-    result.elapsed = time.monotonic() - started
-    return result
-
-
-def _import_file(
-    path,
-    parsed,
-    kind,
-    batch_size,
-    loader,
-    strict,
-    errors_out,
-    report,
-    progress,
-    result,
-    committed,
-    index,
-    statistics,
-):
-    outcome = FileResult(str(path), kind)
-    position = Position()
-    batch: list = []
-    tick = progress(str(path), path.stat().st_size) if progress and path.exists() else None
-
-    def reject(number, line, field_name: str, reason: str, raw) -> None:
-        rejection = Rejection(str(path), number, line, field_name, reason, raw)
-        outcome.rejected += 1
-        result.rejections += 1
-        loader.stats.add(KIND_MODEL.get(outcome.kind or "", "(unknown kind)"), "rejected")
-        report(str(rejection))
+    def reject(self, number: int, line: int | None, field_name: str, reason: str, raw) -> None:
+        rejection = Rejection(str(self.path), number, line, field_name, reason, raw)
+        self.outcome.rejected += 1
+        self.importer.result.rejections += 1
+        model = KIND_MODEL.get(self.outcome.kind or "", "(unknown kind)")
+        self.loader.stats.add(model, "rejected")
+        self.options.report(str(rejection))
+        errors_out = self.options.errors_out
         if errors_out is not None and raw is not None:  # a record too large is never held
-            errors_out.write(
-                (raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)).rstrip("\n")
-                + "\n"
-            )
-        if strict:
+            text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+            errors_out.write(text.rstrip("\n") + "\n")
+        if self.options.strict:
             raise StrictStop(str(rejection))
 
-    def flush() -> None:
-        if batch:
-            index.before_batch()
-            loader.write_batch(LOADERS[outcome.kind], batch)
-            batch.clear()
-            statistics.after_batch()
-            if not strict:  # under --strict nothing commits before the file ends
-                committed()
-
-    try:
-        with transaction.atomic() if strict else nullcontext():  # --strict rolls the file back
-            size = batch_size
-            stream = parsed(position)
-            if index.vectors_ahead():
-                stream = vectors.ahead(stream, PAPER_DEFAULTS, index.wants_vectors)
-            # Closed here, not when collected: the stream may run a thread (and the
-            # parser) ahead of the writer, which must stop before the next file starts.
-            with closing(stream):
-                for event in stream:
-                    tag = event[0]
-                    if tag == KIND:
-                        outcome.kind = event[1]
-                        size = max(1, batch_size // BATCH_DIVISOR.get(outcome.kind, 1))
-                        continue
-                    outcome.records += 1
-                    if tag == BAD:
-                        reject(*event[1:])
-                        continue
-                    batch.append(event[1])
-                    if len(batch) >= size:
-                        flush()
-                    if tick:
-                        tick(position, outcome.records)
-            flush()
-            if tick:
-                tick(position, outcome.records)
-        committed()
-    except ArchiveFileError as exc:
-        batch.clear()
-        outcome.error = exc.reason
-        outcome.unreadable = True
-        report(f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)")
-    except StrictStop:
-        loader.forget()
-        index.rolled_back()
-        outcome.error = (
-            "stopped at the first bad record (--strict); this file's changes were rolled back"
-        )
-        report(f"{path}: {outcome.error}")
-    return outcome
+    def flush(self) -> None:
+        if self.batch:
+            self.session.before_batch()
+            self.loader.write_batch(LOADERS[self.outcome.kind], self.batch)
+            self.batch.clear()
+            self.session.after_batch()
+            if not self.options.strict:  # under --strict nothing commits before the file ends
+                self.importer.committed()
