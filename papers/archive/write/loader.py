@@ -12,6 +12,7 @@ import functools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from copy import deepcopy
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection, models, transaction
@@ -84,6 +85,31 @@ SAMPLE_FIELDS = (
 PAPER_DEFAULTS = {f: Paper._meta.get_field(f).get_default() for f in PAPER_FIELDS}
 TITLE, ABSTRACT = PAPER_FIELDS.index("title"), PAPER_FIELDS.index("abstract")
 LINK_FIELDS = ("is_official", "mentioned_in_paper", "mentioned_in_github", "framework", "position")
+
+
+@dataclass(slots=True)
+class NewPaper:
+    """A paper the batch inserts: its row's values."""
+
+    slug: str
+    rank: int
+    date_uncertain: bool
+    author_names: str
+    counts: tuple  # code_link_count, has_official_code, frameworks (forecast), or ()
+    values: list  # in PAPER_FIELDS order
+    vector: str | None  # the search vector computed ahead for exactly this text
+
+
+@dataclass(slots=True)
+class ChangedPaper:
+    """A stored paper the batch updates: its row's new values."""
+
+    id: int
+    slug: str
+    rank: int
+    date_uncertain: bool
+    author_names: str
+    values: list  # in the order of the batch's written columns
 
 
 def empty(value: Any) -> bool:
@@ -344,6 +370,45 @@ class Loader:
         written = [f for f in PAPER_FIELDS if f in given]
         if "published" not in written:
             written.append("published")  # date_uncertain is derived from it
+        existing, lists = self._stored_papers(merged, written)
+        forecast = self.link_counts.counts() if self.link_counts is not None else None
+        shapes = self.link_counts.shapes if forecast is not None else []
+        new: list[NewPaper] = []
+        changed: list[ChangedPaper] = []
+        ids: dict[str, int] = {}
+        replace_lists: dict[str, dict[str, list[str]]] = {}  # in the batch's order
+        for slug, paper in merged.items():
+            row = existing.get(slug)
+            new_lists = _new_lists(paper, row, lists)
+            if row is None:
+                counts = () if forecast is None else unpack(forecast.pop(slug, 0), shapes)
+                new.append(_new_paper(paper, new_lists, counts))
+                replace_lists[slug] = new_lists
+                continue
+            ids[slug] = row["id"]
+            update = self._changed_paper(paper, row, written, new_lists)
+            if update is not None:
+                changed.append(update)
+                replace_lists[slug] = new_lists
+        with search_index.bulk_writes(deferred=self.index_deferred) as index:
+            if new:
+                ids.update(self._insert_papers(new, index, counts=forecast is not None))
+            if changed:
+                self._update_papers(changed, written, index)
+        self.stats.add("Paper", "created", len(new))
+        self.stats.add("Paper", "updated", len(changed))
+        self.touched_papers.update(ids.values())
+        self._replace_lists(
+            {ids[s]: lists_ for s, lists_ in replace_lists.items() if lists_},
+            {ids[p.slug] for p in new},
+        )
+        return ids
+
+    def _stored_papers(
+        self, merged: dict[str, PaperIn], written: list[str]
+    ) -> tuple[dict[str, dict], dict[str, dict[int, list[str]]]]:
+        """The stored rows of the batch's papers by slug (their `written` columns), and
+        their author, task and method lists where the batch gives any."""
         only = ["id", "slug", "source_rank", "edited_in_admin", "author_names", *written]
         known = self.known_slugs
         lookup = list(merged) if known is None else [slug for slug in merged if slug in known]
@@ -354,126 +419,85 @@ class Loader:
             if any(getattr(p, name) for p in merged.values())
         ]
         lists = self._current_lists([row["id"] for row in existing.values()], wanted_lists)
-        defaults = PAPER_DEFAULTS
-        new, changed, ids = [], [], {}
-        vectors: list[str | None] = []
-        forecast = self.link_counts.counts() if self.link_counts is not None else None
-        shapes = self.link_counts.shapes if forecast is not None else []
-        replace_lists: dict[str, dict[str, list[str]]] = {}
-        for slug, paper in merged.items():
-            row = existing.get(slug)
-            current = row or {}
-            rank = current.get("source_rank", -1)
-            new_lists = {}
-            for name in ("authors", "tasks", "methods"):
-                given = getattr(paper, name)
-                if given and name != "authors":  # a task named twice is one link
-                    first: dict[str, str] = {}
-                    for item in given:
-                        first.setdefault(_slug(name, item), item)
-                    given = list(first.values())
-                have = lists[name].get(current.get("id"), []) if row else []
-                outranks = paper.rank >= rank or not have
-                if given and outranks and given != have:
-                    new_lists[name] = given
-            author_names = ", ".join(new_lists["authors"]) if "authors" in new_lists else None
-            if row is None:
-                given = paper.fields
-                values = [defaults[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS]
-                text_names = author_names or ""
-                counts = () if forecast is None else unpack(forecast.pop(slug, 0), shapes)
-                new.append(
-                    (
-                        slug,
-                        paper.rank,
-                        uncertain_date(given.get("published")),
-                        text_names,
-                        *counts,
-                        *values,
-                    )
-                )
-                # A vector computed ahead of the writer (papers.archive.engines.
-                # postgresql.vectors) goes in with the row only if it was computed from
-                # exactly this row's text.
-                search = paper.search
-                vectors.append(
-                    search[3]
-                    if search is not None
-                    and search[0] == values[TITLE]
-                    and search[1] == values[ABSTRACT]
-                    and search[2] == text_names
-                    else None
-                )
-                replace_lists[slug] = new_lists
+        return existing, lists
+
+    def _changed_paper(
+        self, paper: PaperIn, row: dict, written: list[str], new_lists: dict[str, list[str]]
+    ) -> ChangedPaper | None:
+        """The update a stored paper's row takes from `paper`, or None (counted
+        unchanged, or left alone when staff edited it)."""
+        rank = row["source_rank"]
+        values = {}
+        for f in PAPER_FIELDS:
+            if f not in paper.fields:
                 continue
-            values = {}
-            for f in PAPER_FIELDS:
-                if f not in paper.fields:
-                    continue
-                v, cur = paper.fields[f], current.get(f)
-                if empty(v) or v == cur or (paper.rank < rank and not empty(cur)):
-                    continue
-                values[f] = v
-            new_rank = max(rank, paper.rank)
-            ids[slug] = row["id"]
-            if not values and not new_lists and new_rank == rank:
-                self.stats.add("Paper", "unchanged")
+            v, cur = paper.fields[f], row.get(f)
+            if empty(v) or v == cur or (paper.rank < rank and not empty(cur)):
                 continue
-            if row["edited_in_admin"] and not self.overwrite_edits:
-                self.stats.add("Paper", "left_alone")
-                continue
-            full = {f: row[f] for f in written} | values
-            names = row["author_names"] if author_names is None else author_names
-            changed.append(
-                (
-                    new_rank,
-                    uncertain_date(full["published"]),
-                    names,
-                    self.now,
-                    *(full[f] for f in written),
-                    row["id"],
-                )
-            )
-            replace_lists[slug] = new_lists
-        with search_index.bulk_writes(deferred=self.index_deferred) as index:
-            if new:
-                new_ids = reserve_ids(Paper, len(new))
-                columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
-                if forecast is not None:  # refresh_counts() checks them at the end
-                    columns += ["code_link_count", "has_official_code", "frameworks"]
-                rows = [(i, *row) for i, row in zip(new_ids, new, strict=True)]
-                if any(vectors):
-                    rows = [(*row, v) for row, v in zip(rows, vectors, strict=True)]
-                insert_rows(
-                    Paper,
-                    [*columns, *PAPER_FIELDS],
-                    rows,
-                    raw=("search_vector",) if any(vectors) else (),
-                )
-                ids.update((row[0], i) for i, row in zip(new_ids, new, strict=True))
-                if known is not None:
-                    known.update(row[0] for row in new)
-                index.add(new_ids)
-                if self.index_deferred:
-                    self.text_added.extend(new_ids)
-            if changed:
-                if search_index.needs_old_text() and not self.index_deferred:
-                    index.change(_old_text([row[-1] for row in changed]))
-                update_rows(
-                    Paper,
-                    ["source_rank", "date_uncertain", "author_names", "updated_at", *written],
-                    changed,
-                )
-                if self.index_deferred:
-                    self.text_changed.extend(row[-1] for row in changed)
-        self.stats.add("Paper", "created", len(new))
-        self.stats.add("Paper", "updated", len(changed))
-        self.touched_papers.update(ids.values())
-        self._replace_lists(
-            {ids[s]: lists_ for s, lists_ in replace_lists.items() if lists_},
-            {ids[row[0]] for row in new},
+            values[f] = v
+        new_rank = max(rank, paper.rank)
+        if not values and not new_lists and new_rank == rank:
+            self.stats.add("Paper", "unchanged")
+            return None
+        if row["edited_in_admin"] and not self.overwrite_edits:
+            self.stats.add("Paper", "left_alone")
+            return None
+        full = {f: row[f] for f in written} | values
+        names = ", ".join(new_lists["authors"]) if "authors" in new_lists else None
+        return ChangedPaper(
+            id=row["id"],
+            slug=paper.slug,
+            rank=new_rank,
+            date_uncertain=uncertain_date(full["published"]),
+            author_names=row["author_names"] if names is None else names,
+            values=[full[f] for f in written],
         )
-        return ids
+
+    def _insert_papers(
+        self, new: list[NewPaper], index: search_index._Batch, *, counts: bool
+    ) -> dict[str, int]:
+        """Insert the batch's new papers (with their code-link `counts` forecast, and the
+        search vectors computed ahead where there are any); returns slug → id."""
+        new_ids = reserve_ids(Paper, len(new))
+        columns = ["id", "slug", "source_rank", "date_uncertain", "author_names"]
+        if counts:  # refresh_counts() checks them at the end
+            columns += ["code_link_count", "has_official_code", "frameworks"]
+        rows = [
+            (i, p.slug, p.rank, p.date_uncertain, p.author_names, *p.counts, *p.values)
+            for i, p in zip(new_ids, new, strict=True)
+        ]
+        vectors = any(p.vector for p in new)
+        if vectors:
+            rows = [(*row, p.vector) for row, p in zip(rows, new, strict=True)]
+        insert_rows(
+            Paper,
+            [*columns, *PAPER_FIELDS],
+            rows,
+            raw=("search_vector",) if vectors else (),
+        )
+        if self.known_slugs is not None:
+            self.known_slugs.update(p.slug for p in new)
+        index.add(new_ids)
+        if self.index_deferred:
+            self.text_added.extend(new_ids)
+        return {p.slug: i for i, p in zip(new_ids, new, strict=True)}
+
+    def _update_papers(
+        self, changed: list[ChangedPaper], written: list[str], index: search_index._Batch
+    ) -> None:
+        ids = [p.id for p in changed]
+        if search_index.needs_old_text() and not self.index_deferred:
+            index.change(_old_text(ids))
+        update_rows(
+            Paper,
+            ["source_rank", "date_uncertain", "author_names", "updated_at", *written],
+            [
+                (p.rank, p.date_uncertain, p.author_names, self.now, *p.values, p.id)
+                for p in changed
+            ],
+        )
+        if self.index_deferred:
+            self.text_changed.extend(ids)
 
     def _key_by_arxiv(self, incoming: list[PaperIn]) -> None:
         """Papers known only by their arXiv id take the slug of the paper that has it (in
@@ -925,6 +949,53 @@ def _old_text(paper_ids: list[int]) -> list[tuple[int, str, str, str]]:
     """What the full-text index holds for these papers, before they change."""
     rows = select_rows(Paper, "id", paper_ids, ["id", "title", "abstract", "author_names"])
     return [(r["id"], r["title"], r["abstract"], r["author_names"]) for r in rows]
+
+
+def _new_lists(
+    paper: PaperIn, row: dict | None, lists: dict[str, dict[int, list[str]]]
+) -> dict[str, list[str]]:
+    """The author, task and method lists `paper` replaces: those it gives that differ
+    from the stored paper's (`row`), where it outranks the source that wrote them."""
+    rank = row["source_rank"] if row else -1
+    new_lists = {}
+    for name in ("authors", "tasks", "methods"):
+        given = getattr(paper, name)
+        if given and name != "authors":  # a task named twice is one link
+            first: dict[str, str] = {}
+            for item in given:
+                first.setdefault(_slug(name, item), item)
+            given = list(first.values())
+        have = lists[name].get(row["id"], []) if row else []
+        outranks = paper.rank >= rank or not have
+        if given and outranks and given != have:
+            new_lists[name] = given
+    return new_lists
+
+
+def _new_paper(paper: PaperIn, new_lists: dict[str, list[str]], counts: tuple) -> NewPaper:
+    given = paper.fields
+    values = [PAPER_DEFAULTS[f] if (v := given.get(f)) is None else v for f in PAPER_FIELDS]
+    names = ", ".join(new_lists["authors"]) if "authors" in new_lists else ""
+    # A vector computed ahead of the writer (papers.archive.engines.postgresql.vectors)
+    # goes in with the row only if it was computed from exactly this row's text.
+    search = paper.search
+    vector = (
+        search[3]
+        if search is not None
+        and search[0] == values[TITLE]
+        and search[1] == values[ABSTRACT]
+        and search[2] == names
+        else None
+    )
+    return NewPaper(
+        slug=paper.slug,
+        rank=paper.rank,
+        date_uncertain=uncertain_date(given.get("published")),
+        author_names=names,
+        counts=counts,
+        values=values,
+        vector=vector,
+    )
 
 
 def _merge_incoming(first: PaperIn | None, second: PaperIn) -> PaperIn:
