@@ -1,4 +1,7 @@
-"""manage.py import_archive: every kind and container, idempotence, order, edits, bad input."""
+"""manage.py import_archive: every kind and container, idempotence, order, edits, bad input.
+
+What an import promises on every engine; what each engine does inside it is in
+test_import_sqlite.py and test_import_postgresql.py."""
 
 from __future__ import annotations
 
@@ -20,7 +23,6 @@ from papers.models import (
     LeaderboardRow,
     Method,
     Paper,
-    PaperAuthor,
     Repository,
     Sample,
     Task,
@@ -709,94 +711,6 @@ def test_strict_stop_in_one_file_still_imports_the_next(tmp_path, workers):
     ]
 
 
-postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only")
-
-
-def _analyzed(monkeypatch) -> list[tuple[str, bool]]:
-    """Record each ANALYZE the importer runs: (table, whole table or key columns only)."""
-    from papers.archive.engines.postgresql import statistics
-
-    seen: list[tuple[str, bool]] = []
-    real = statistics.Statistics._analyze
-
-    def spy(self, tables, whole):
-        seen.extend((table, whole) for table in tables)
-        real(self, tables, whole)
-
-    monkeypatch.setattr(statistics.Statistics, "_analyze", spy)
-    return seen
-
-
-def _has_statistics(table: str, column: str) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT 1 FROM pg_stats WHERE tablename = %s AND attname = %s", [table, column]
-        )
-        return cursor.fetchone() is not None
-
-
-@postgres_only
-def test_an_import_leaves_planner_statistics_of_the_tables_it_filled(tmp_path, monkeypatch):
-    """PostgreSQL: without statistics every `paper_id IN (…)` read of a re-import is
-    planned as a sequential scan (slower than the first import at full scale)."""
-    seen = _analyzed(monkeypatch)
-    papers, links = write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
-    status, _, err = run_import(papers, links)
-    assert status == 0, err
-    for table in ("papers_paper", "papers_paperauthor", "papers_codelink", "papers_author"):
-        assert (table, True) in seen
-    assert _has_statistics("papers_paperauthor", "paper_id")
-    assert _has_statistics("papers_paper", "search_vector")  # the site's searches too
-    seen.clear()
-    status, _, _ = run_import(papers, links)
-    assert status == 0 and seen == []  # nothing grew: the statistics stand
-
-
-@postgres_only
-def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_path, monkeypatch):
-    from papers.archive.engines.postgresql import statistics
-
-    monkeypatch.setattr(statistics, "MIN_PAGES", 0)
-    seen = _analyzed(monkeypatch)
-    many = [
-        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}",
-         "abstract": "words " * 200, "authors": [f"Author {i}", f"Author {i + 1}"]}
-        for i in range(400)
-    ]  # fmt: skip
-    status, _, err = run_import(write(tmp_path / "p.json", many), batch_size=50)
-    assert status == 0, err
-    running = [table for table, whole in seen if not whole]
-    # Each table once per doubling of its size (a handful), key columns only.
-    assert "papers_paper" in running and "papers_paperauthor" in running
-    assert 1 < running.count("papers_paper") <= 6
-    assert ("papers_paper", True) in seen[len(running) :]  # and the whole table at the end
-
-
-@postgres_only
-def test_an_import_compresses_long_abstracts_with_lz4_and_resets_the_setting(tmp_path):
-    """PostgreSQL: the import's own session writes its TOAST values with LZ4 (half the
-    CPU of pglz at archive scale); the connection goes back to the server's default."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT 'lz4' = ANY(enumvals) FROM pg_settings "
-            "WHERE name = 'default_toast_compression'"
-        )
-        if not cursor.fetchone()[0]:
-            pytest.skip("this PostgreSQL was built without LZ4 (the import keeps pglz)")
-        cursor.execute("SHOW default_toast_compression")
-        default = cursor.fetchone()[0]
-    paper = {"paper_url": "https://paperswithcode.com/paper/long", "title": "Long",
-             "abstract": "attention transformers scale " * 400}  # fmt: skip
-    status, _, err = run_import(write(tmp_path / "p.json", [paper]))
-    assert status == 0, err
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_column_compression(abstract) FROM papers_paper")
-        assert cursor.fetchone()[0] == "lz4"
-        cursor.execute("SHOW default_toast_compression")
-        assert cursor.fetchone()[0] == default
-    assert Paper.objects.get().abstract == paper["abstract"].strip()
-
-
 def _index_definitions() -> dict[str, str]:
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
@@ -856,58 +770,6 @@ def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
     monkeypatch.setattr(indexes, "drop", lambda: seen.append("dropped"))
     run_import(write(tmp_path / "p.json", PAPERS))
     assert seen[1:] == [] and indexes.missing() == []
-
-
-def _foreign_key_definitions() -> dict[str, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT conname, pg_get_constraintdef(oid) || (CASE WHEN convalidated "
-            "THEN '' ELSE ' NOT VALID' END) FROM pg_constraint WHERE contype = 'f' "
-            "AND connamespace = current_schema()::regnamespace"
-        )
-        return dict(cursor.fetchall())
-
-
-@postgres_only
-def test_a_bulk_import_adds_the_foreign_keys_back_as_the_migrations_made_them(tmp_path):
-    """PostgreSQL checks the list tables' foreign keys once at the end of a bulk import
-    (not one deferred check per row at every COMMIT) and leaves them as they were."""
-    from papers.archive.write import indexes
-
-    before = _foreign_key_definitions()
-    assert set(indexes.foreign_keys()) <= set(before)
-    status, _, err = run_import(
-        write(tmp_path / "p.json", PAPERS), write(tmp_path / "l.json", LINKS)
-    )
-    assert status == 0, err
-    assert _foreign_key_definitions() == before
-    assert (
-        "DEFERRABLE INITIALLY DEFERRED"
-        in before["papers_codelink_paper_id_3059f648_fk_papers_paper_id"]
-    )
-
-
-@postgres_only
-def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_return(
-    tmp_path,
-):
-    """A paper deleted while an import had the keys down leaves its author rows pointing
-    at nothing; the key would have refused them, so they go, and the key comes back."""
-    from papers.archive.write import indexes
-
-    status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
-    assert status == 0, err
-    indexes.drop()
-    paper = Paper.objects.get(slug="attention-is-all-you-need")
-    authors = PaperAuthor.objects.filter(paper=paper).count()
-    total = PaperAuthor.objects.count()
-    with connection.cursor() as cursor:  # what a delete racing the import leaves behind
-        cursor.execute("DELETE FROM papers_paper WHERE id = %s", [paper.id])
-    assert authors and PaperAuthor.objects.count() == total
-    indexes.build()
-    assert indexes.missing() == []
-    assert PaperAuthor.objects.count() == total - authors
-    assert not PaperAuthor.objects.filter(paper_id=paper.id).exists()
 
 
 def test_json_values_go_in_as_the_orm_reads_them_back():

@@ -1,7 +1,9 @@
-"""PostgreSQL: an import into an empty database counts the code links ahead
-(papers.archive.engines.postgresql.link_counts) and inserts papers with their counts, and
-builds the GIN index beside the files that come after the papers
-(papers.archive.engines.postgresql.gin_side). Neither may change the end state."""
+"""PostgreSQL's bulk session (papers.archive.engines.postgresql): an import into an empty
+database counts the code links ahead (link_counts) and inserts papers with their counts,
+and builds the GIN index beside the files that come after the papers (gin_side); neither
+may change the end state. The planner's statistics kept in step (statistics), LZ4 for
+long values, and the list tables' foreign keys set aside and restored. The vectors
+computed ahead are in test_import_vectors.py."""
 
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ from django.db import connection
 from papers.archive.engines.postgresql import session as postgres_session
 from papers.archive.engines.postgresql.link_counts import LinkCounts, pack, unpack
 from papers.archive.write import loader as loader_module
-from papers.models import CodeLink, Paper
+from papers.models import CodeLink, Paper, PaperAuthor
 from papers.search import index as search_index
 from papers.search import search
 from tests.archive_helpers import db_state, run_import, write
+from tests.test_import_archive import LINKS as ARCHIVE_LINKS
+from tests.test_import_archive import PAPERS as ARCHIVE_PAPERS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 # The counts ahead are PostgreSQL's: on SQLite the rewrite they spare costs less.
@@ -274,9 +278,173 @@ def test_an_import_stopped_early_stops_the_build_beside_it(tmp_path, forecast_fi
     assert _gin_valid() is True
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite only")
-def test_sqlite_imports_count_no_links_ahead(tmp_path, monkeypatch):
-    started = []
-    monkeypatch.setattr(postgres_session, "LinkCounts", lambda *args: started.append(args))
-    run_import(*_files(tmp_path))
-    assert started == [] and _counts() == _true_counts()
+def _analyzed(monkeypatch) -> list[tuple[str, bool]]:
+    """Record each ANALYZE the importer runs: (table, whole table or key columns only)."""
+    from papers.archive.engines.postgresql import statistics
+
+    seen: list[tuple[str, bool]] = []
+    real = statistics.Statistics._analyze
+
+    def spy(self, tables, whole):
+        seen.extend((table, whole) for table in tables)
+        real(self, tables, whole)
+
+    monkeypatch.setattr(statistics.Statistics, "_analyze", spy)
+    return seen
+
+
+def _has_statistics(table: str, column: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM pg_stats WHERE tablename = %s AND attname = %s", [table, column]
+        )
+        return cursor.fetchone() is not None
+
+
+@postgresql
+def test_an_import_leaves_planner_statistics_of_the_tables_it_filled(tmp_path, monkeypatch):
+    """PostgreSQL: without statistics every `paper_id IN (…)` read of a re-import is
+    planned as a sequential scan (slower than the first import at full scale)."""
+    seen = _analyzed(monkeypatch)
+    papers = write(tmp_path / "p.json", ARCHIVE_PAPERS)
+    links = write(tmp_path / "l.json", ARCHIVE_LINKS)
+    status, _, err = run_import(papers, links)
+    assert status == 0, err
+    for table in ("papers_paper", "papers_paperauthor", "papers_codelink", "papers_author"):
+        assert (table, True) in seen
+    assert _has_statistics("papers_paperauthor", "paper_id")
+    assert _has_statistics("papers_paper", "search_vector")  # the site's searches too
+    seen.clear()
+    status, _, _ = run_import(papers, links)
+    assert status == 0 and seen == []  # nothing grew: the statistics stand
+
+
+@postgresql
+def test_tables_that_double_during_an_import_get_key_statistics_on_the_way(tmp_path, monkeypatch):
+    from papers.archive.engines.postgresql import statistics
+
+    monkeypatch.setattr(statistics, "MIN_PAGES", 0)
+    seen = _analyzed(monkeypatch)
+    many = [
+        {"paper_url": f"https://paperswithcode.com/paper/p{i}", "title": f"Paper {i}",
+         "abstract": "words " * 200, "authors": [f"Author {i}", f"Author {i + 1}"]}
+        for i in range(400)
+    ]  # fmt: skip
+    status, _, err = run_import(write(tmp_path / "p.json", many), batch_size=50)
+    assert status == 0, err
+    running = [table for table, whole in seen if not whole]
+    # Each table once per doubling of its size (a handful), key columns only.
+    assert "papers_paper" in running and "papers_paperauthor" in running
+    assert 1 < running.count("papers_paper") <= 6
+    assert ("papers_paper", True) in seen[len(running) :]  # and the whole table at the end
+
+
+@postgresql
+def test_an_import_compresses_long_abstracts_with_lz4_and_resets_the_setting(tmp_path):
+    """PostgreSQL: the import's own session writes its TOAST values with LZ4 (half the
+    CPU of pglz at archive scale); the connection goes back to the server's default."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 'lz4' = ANY(enumvals) FROM pg_settings "
+            "WHERE name = 'default_toast_compression'"
+        )
+        if not cursor.fetchone()[0]:
+            pytest.skip("this PostgreSQL was built without LZ4 (the import keeps pglz)")
+        cursor.execute("SHOW default_toast_compression")
+        default = cursor.fetchone()[0]
+    paper = {"paper_url": "https://paperswithcode.com/paper/long", "title": "Long",
+             "abstract": "attention transformers scale " * 400}  # fmt: skip
+    status, _, err = run_import(write(tmp_path / "p.json", [paper]))
+    assert status == 0, err
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_column_compression(abstract) FROM papers_paper")
+        assert cursor.fetchone()[0] == "lz4"
+        cursor.execute("SHOW default_toast_compression")
+        assert cursor.fetchone()[0] == default
+    assert Paper.objects.get().abstract == paper["abstract"].strip()
+
+
+def _foreign_key_definitions() -> dict[str, str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT conname, pg_get_constraintdef(oid) || (CASE WHEN convalidated "
+            "THEN '' ELSE ' NOT VALID' END) FROM pg_constraint WHERE contype = 'f' "
+            "AND connamespace = current_schema()::regnamespace"
+        )
+        return dict(cursor.fetchall())
+
+
+@postgresql
+def test_a_bulk_import_adds_the_foreign_keys_back_as_the_migrations_made_them(tmp_path):
+    """PostgreSQL checks the list tables' foreign keys once at the end of a bulk import
+    (not one deferred check per row at every COMMIT) and leaves them as they were."""
+    from papers.archive.write import indexes
+
+    before = _foreign_key_definitions()
+    assert set(indexes.foreign_keys()) <= set(before)
+    status, _, err = run_import(
+        write(tmp_path / "p.json", ARCHIVE_PAPERS), write(tmp_path / "l.json", ARCHIVE_LINKS)
+    )
+    assert status == 0, err
+    assert _foreign_key_definitions() == before
+    assert (
+        "DEFERRABLE INITIALLY DEFERRED"
+        in before["papers_codelink_paper_id_3059f648_fk_papers_paper_id"]
+    )
+
+
+@postgresql
+def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_return(
+    tmp_path,
+):
+    """A paper deleted while an import had the keys down leaves its author rows pointing
+    at nothing; the key would have refused them, so they go, and the key comes back."""
+    from papers.archive.write import indexes
+
+    status, _, err = run_import(write(tmp_path / "p.json", ARCHIVE_PAPERS))
+    assert status == 0, err
+    indexes.drop()
+    paper = Paper.objects.get(slug="attention-is-all-you-need")
+    authors = PaperAuthor.objects.filter(paper=paper).count()
+    total = PaperAuthor.objects.count()
+    with connection.cursor() as cursor:  # what a delete racing the import leaves behind
+        cursor.execute("DELETE FROM papers_paper WHERE id = %s", [paper.id])
+    assert authors and PaperAuthor.objects.count() == total
+    indexes.build()
+    assert indexes.missing() == []
+    assert PaperAuthor.objects.count() == total - authors
+    assert not PaperAuthor.objects.filter(paper_id=paper.id).exists()
+
+
+@postgresql
+def test_an_import_writes_without_waiting_for_commits_and_resets_its_settings(
+    tmp_path, monkeypatch
+):
+    """The import's session commits without waiting for the WAL flush and has the trigger
+    keep the vectors it gives; the connection goes back to the server's defaults."""
+    from papers.archive.engines import session_for
+
+    assert type(session_for(connection, loader_module.Loader(), dry_run=False, report=print)) is (
+        postgres_session.PostgresBulkSession
+    )
+    names = ("synchronous_commit", "cwp.search_vectors_given")
+
+    def settings() -> list[str | None]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT " + ", ".join(["current_setting(%s, true)"] * 2), names)
+            return list(cursor.fetchone())
+
+    before, during = settings(), []
+    real = postgres_session.PostgresBulkSession.begin
+
+    def begin(self, *args):
+        during.append(settings())
+        real(self, *args)
+
+    monkeypatch.setattr(postgres_session.PostgresBulkSession, "begin", begin)
+    status, _, err = run_import(write(tmp_path / "p.json", ARCHIVE_PAPERS))
+    assert status == 0, err
+    assert during == [["off", "on"]]
+    after = settings()
+    # RESET leaves a custom setting defined but empty: the trigger reads it as not "on".
+    assert after[0] == before[0] and after[1] != "on"

@@ -1,5 +1,5 @@
-"""SQLite: a bulk import's full-text index built beside it
-(papers.archive.engines.sqlite.fts_side)."""
+"""SQLite's bulk session (papers.archive.engines.sqlite): a bulk import's full-text index
+built beside it (fts_side), its session settings, and no links counted ahead."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import sqlite3
 import pytest
 from django.db import connection, transaction
 
+from papers.archive.engines.postgresql import session as postgres_session
 from papers.archive.engines.sqlite import fts_side
 from papers.models import Paper
 from papers.search import search
 from tests.archive_helpers import fts_searches, run_import, write
 from tests.servers import manage, production_env
 from tests.test_import_archive import PAPERS
+from tests.test_import_postgresql import _counts, _files, _true_counts
 
 pytestmark = [
     pytest.mark.servers,
@@ -134,3 +136,48 @@ def test_the_import_rebuilds_the_index_when_the_helper_fails(tmp_path, monkeypat
 )
 def test_the_helpers_table_is_the_main_one_storing_its_own_text(ddl, expected):
     assert fts_side.side_ddl(ddl) == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sqlite_imports_count_no_links_ahead(tmp_path, monkeypatch):
+    started = []
+    monkeypatch.setattr(postgres_session, "LinkCounts", lambda *args: started.append(args))
+    run_import(*_files(tmp_path))
+    assert started == [] and _counts() == _true_counts()
+
+
+def test_the_helpers_id_lists_are_as_long_as_the_writers():
+    """The helper imports only the standard library, so it keeps its own copy of the
+    IN (...) list length: the one papers.db gives every other writer."""
+    from papers.db import CHUNK
+
+    assert fts_side.CHUNK == CHUNK
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_checkpoints_rarely_and_gives_the_connection_back_as_it_was(
+    tmp_path, monkeypatch
+):
+    from papers.archive.engines import session_for
+    from papers.archive.engines.sqlite.session import IMPORT_CHECKPOINT_PAGES, SQLiteBulkSession
+    from papers.archive.write.loader import Loader
+
+    assert type(session_for(connection, Loader(), dry_run=False, report=print)) is (
+        SQLiteBulkSession
+    )
+    seen = []
+    real = SQLiteBulkSession.begin
+
+    def begin(self, *args):
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA wal_autocheckpoint")
+            seen.append(cursor.fetchone()[0])
+        real(self, *args)
+
+    monkeypatch.setattr(SQLiteBulkSession, "begin", begin)
+    status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
+    assert status == 0, err
+    assert seen == [IMPORT_CHECKPOINT_PAGES]
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_autocheckpoint")
+        assert cursor.fetchone()[0] == 1000  # SQLite's default
