@@ -18,7 +18,7 @@ from typing import Any
 
 from papers.archive.read import normalise as n
 from papers.archive.read.normalise import RecordError
-from papers.archive.read.parsers import PARSERS, EvaluationIn, TaskIn
+from papers.archive.read.parsers import PARSERS, EvaluationIn, LeaderboardIn, TaskIn
 from papers.archive.read.readers import ArchiveReader, detect_kind, unparseable
 from papers.archive.write.identity import DatasetNames, dataset_slug
 from papers.db import chunks, select_rows
@@ -416,6 +416,19 @@ def _task_ids(nodes: dict[tuple[str, ...], TaskIn]) -> dict[tuple[str, ...], int
     return found
 
 
+def _unranked(lb: LeaderboardIn, examples: list[str]) -> int:
+    """How many of the board's rows have a value its first metric cannot rank (the first
+    EXAMPLES of them, all boards together, go into `examples`)."""
+    unranked = 0
+    for row in lb.rows if lb.metrics else ():
+        raw = row["metrics"].get(lb.metrics[0])
+        if _has_value(raw) and parse_metric_value(raw) is None:
+            unranked += 1
+            if len(examples) < EXAMPLES:
+                examples.append(f"{lb.metrics[0]} = {raw!r}")
+    return unranked
+
+
 def _boards(report: FileReport, boards: dict, tasks: dict, later: set[int]) -> set[int]:
     names = {lb.dataset[0] for lb in boards.values() if not lb.dataset[1]}
     slugs = {lb.dataset[1] for lb in boards.values() if lb.dataset[1]}
@@ -438,13 +451,7 @@ def _boards(report: FileReport, boards: dict, tasks: dict, later: set[int]) -> s
             continue
         found += 1
         seen[board_id].append((label, lb))
-        if lb.metrics:
-            for row in lb.rows:
-                raw = row["metrics"].get(lb.metrics[0])
-                if _has_value(raw) and parse_metric_value(raw) is None:
-                    unranked += 1
-                    if len(examples) < EXAMPLES:
-                        examples.append(f"{lb.metrics[0]} = {raw!r}")
+        unranked += _unranked(lb, examples)
         if board_id in later:
             replaced += 1
         elif rows_of[board_id] < len(lb.rows):

@@ -261,12 +261,28 @@ SAMPLE_KEYS = (
 
 
 def parse_record(raw: Any) -> RecordIn:
-    from papers.models import report_by_repo_kind, report_summary
-
     raw = _require_dict(raw)
     slug = n.paper_slug(raw.get("url"), "url")
     if not slug:
         raise RecordError("url", "missing or not /paper/<slug> (it is the paper's identity)")
+    paper = _record_paper(raw, slug)
+    links = _record_links(raw, paper)
+    report, report_repos, samples = None, [], []
+    syntology = raw.get("syntology")
+    if syntology is not None:
+        report, report_repos, samples = _record_report(n.obj(syntology, "syntology"))
+    return RecordIn(
+        paper=paper,
+        links=links,
+        report=report,
+        report_repos=report_repos,
+        samples=samples,
+        datasets_introduced=_names(raw.get("datasets_introduced"), "datasets_introduced"),
+        methods_introduced=_names(raw.get("methods_introduced"), "methods_introduced"),
+    )
+
+
+def _record_paper(raw: dict, slug: str) -> PaperIn:
     source = n.obj(raw.get("source"), "source")
     extra = {key: value for key, value in raw.items() if key not in RECORD_KEYS}
     if raw.get("results"):
@@ -289,7 +305,7 @@ def parse_record(raw: Any) -> RecordIn:
         "extra": extra,
         **_published(raw, "date"),
     }
-    paper = PaperIn(
+    return PaperIn(
         slug=slug,
         rank=RANK_RECORD,
         fields=fields,
@@ -297,6 +313,10 @@ def parse_record(raw: Any) -> RecordIn:
         tasks=_names(raw.get("tasks"), "tasks"),
         methods=_names(raw.get("methods"), "methods"),
     )
+
+
+def _record_links(raw: dict, paper: PaperIn) -> list[LinkIn]:
+    slug = paper.slug
     links = []
     for index, link in enumerate(n.obj_list(raw.get("code_links"), "code_links")):
         where = f"code_links[{index}]."
@@ -307,56 +327,50 @@ def parse_record(raw: Any) -> RecordIn:
         if link_slug and link_slug != slug:
             raise RecordError(f"{where}paper_slug", f"{link_slug!r} is not this record's {slug!r}")
         repo = RepoIn(url, _reach(link.get("reach"), f"{where}reach") if "reach" in link else {})
-        fields_ = _link_fields(link, where) | {"position": index}
-        links.append(LinkIn(paper=paper, repo=repo, fields=fields_))
+        fields = _link_fields(link, where) | {"position": index}
+        links.append(LinkIn(paper=paper, repo=repo, fields=fields))
+    return links
 
-    report, report_repos, samples = None, [], []
-    syntology = raw.get("syntology")
-    if syntology is not None:
-        s = n.obj(syntology, "syntology")
-        report = {
-            "has_report": True,
-            "report_url": n.text(
-                s.get("syntology_url"), "syntology.syntology_url", max_length=500
-            ),
-            "report_atlas_url": n.text(s.get("atlas_url"), "syntology.atlas_url", max_length=500),
-            "report_developers_url": n.text(
-                s.get("developers"), "syntology.developers", max_length=500
-            ),
-            "report_mcp": s.get("mcp"),
-            "report_read_at": n.timestamp(s.get("read_at"), "syntology.read_at"),
-            "report_read_at_is": n.text(
-                s.get("read_at_is"), "syntology.read_at_is", max_length=500
-            ),
-            "report_claim": n.text(s.get("claim"), "syntology.claim"),
-            "report_repo_kind_vocabulary": n.obj(
-                s.get("repo_kind_vocabulary"), "syntology.repo_kind_vocabulary"
-            ),
-            "report_n_pointer_only_for_licence": n.integer(
-                s.get("n_pointer_only_for_licence"), "syntology.n_pointer_only_for_licence"
-            ),
-        }
-        for index, repo in enumerate(n.obj_list(s.get("repos"), "syntology.repos")):
-            where = f"syntology.repos[{index}]"
-            url = n.text(repo.get("url"), f"{where}.url", max_length=500)
-            if not url:
-                raise RecordError(f"{where}.url", "missing (it names the repository)")
-            reach = _reach(repo.get("reach"), f"{where}.reach") if "reach" in repo else {}
-            provenance = n.one_line(repo.get("provenance"), f"{where}.provenance", max_length=255)
-            report_repos.append((RepoIn(url, reach), provenance))
-        for index, sample in enumerate(n.obj_list(s.get("samples"), "syntology.samples")):
-            samples.append(_parse_sample(sample, f"syntology.samples[{index}]", index))
-        _check_counts(s, "summary", report_summary, samples)
-        _check_counts(s, "by_repo_kind", report_by_repo_kind, samples)
-    return RecordIn(
-        paper=paper,
-        links=links,
-        report=report,
-        report_repos=report_repos,
-        samples=samples,
-        datasets_introduced=_names(raw.get("datasets_introduced"), "datasets_introduced"),
-        methods_introduced=_names(raw.get("methods_introduced"), "methods_introduced"),
-    )
+
+def _record_report(s: dict) -> tuple[dict, list[tuple[RepoIn, str]], list[dict]]:
+    """A record's Syntology report: the paper's report fields, its repositories (with
+    their provenance) and its samples, whose counts must agree with its summaries."""
+    from papers.models import report_by_repo_kind, report_summary
+
+    report = {
+        "has_report": True,
+        "report_url": n.text(s.get("syntology_url"), "syntology.syntology_url", max_length=500),
+        "report_atlas_url": n.text(s.get("atlas_url"), "syntology.atlas_url", max_length=500),
+        "report_developers_url": n.text(
+            s.get("developers"), "syntology.developers", max_length=500
+        ),
+        "report_mcp": s.get("mcp"),
+        "report_read_at": n.timestamp(s.get("read_at"), "syntology.read_at"),
+        "report_read_at_is": n.text(s.get("read_at_is"), "syntology.read_at_is", max_length=500),
+        "report_claim": n.text(s.get("claim"), "syntology.claim"),
+        "report_repo_kind_vocabulary": n.obj(
+            s.get("repo_kind_vocabulary"), "syntology.repo_kind_vocabulary"
+        ),
+        "report_n_pointer_only_for_licence": n.integer(
+            s.get("n_pointer_only_for_licence"), "syntology.n_pointer_only_for_licence"
+        ),
+    }
+    report_repos = []
+    for index, repo in enumerate(n.obj_list(s.get("repos"), "syntology.repos")):
+        where = f"syntology.repos[{index}]"
+        url = n.text(repo.get("url"), f"{where}.url", max_length=500)
+        if not url:
+            raise RecordError(f"{where}.url", "missing (it names the repository)")
+        reach = _reach(repo.get("reach"), f"{where}.reach") if "reach" in repo else {}
+        provenance = n.one_line(repo.get("provenance"), f"{where}.provenance", max_length=255)
+        report_repos.append((RepoIn(url, reach), provenance))
+    samples = [
+        _parse_sample(sample, f"syntology.samples[{index}]", index)
+        for index, sample in enumerate(n.obj_list(s.get("samples"), "syntology.samples"))
+    ]
+    _check_counts(s, "summary", report_summary, samples)
+    _check_counts(s, "by_repo_kind", report_by_repo_kind, samples)
+    return report, report_repos, samples
 
 
 class _SampleView:

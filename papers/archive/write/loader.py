@@ -257,17 +257,12 @@ class Loader:
         if not items:
             return {}
         fields = sorted({f for values in items.values() for f in values})
-        ids = {}
+        ids: dict[Any, int] = {}
         filled = self.filled[(model, tuple(fields))] if fill_only and not extra_key else None
         if filled:
-            known = [k for k in items if k in filled]
-            for k in known:
-                ids[k] = filled[k]
-            if count:
-                self.stats.add(name, "unchanged", len(known))
-            if len(known) == len(items):
+            items = self._known_filled(name, items, filled, ids, count)
+            if not items:
                 return ids
-            items = {k: v for k, v in items.items() if k not in filled}
         editable = hasattr(model, "edited_in_admin")
         only = ["id", key, *fields] + (["edited_in_admin"] if editable else [])
         filters = extra_key or {}
@@ -281,14 +276,7 @@ class Loader:
                 new.append((*filters.values(), k, *(values.get(f, defaults[f]) for f in fields)))
                 continue
             ids[k] = row["id"]
-            diff = {}
-            for f, v in values.items():
-                current = row[f]
-                if current == v or empty(v):
-                    continue
-                if fill_only and not empty(current):
-                    continue
-                diff[f] = v
+            diff = _diff(row, values, fill_only)
             if not diff:
                 if count:
                     self.stats.add(name, "unchanged")
@@ -302,25 +290,27 @@ class Loader:
             merged = [diff.get(f, row[f]) for f in fields]
             changed.append((*merged, *([self.now] if editable else []), row["id"]))
         if new:
-            new_ids = reserve_ids(model, len(new))
-            insert_rows(
-                model,
-                ["id", *filters, key, *fields],
-                [(i, *r) for i, r in zip(new_ids, new, strict=True)],
-            )
-            position = len(filters)
-            for new_id, row in zip(new_ids, new, strict=True):
-                ids[row[position]] = new_id
-            if filled is not None:
-                for new_id, row in zip(new_ids, new, strict=True):
-                    if not any(empty(v) for v in row[position + 1 :]):
-                        filled[row[position]] = new_id
+            ids.update(_insert_new(model, [*filters, key, *fields], new, len(filters), filled))
         if changed:
             update_rows(model, [*fields, *(["updated_at"] if editable else [])], changed)
         if count:
             self.stats.add(name, "created", len(new))
             self.stats.add(name, "updated", len(changed))
         return ids
+
+    def _known_filled(
+        self, name: str, items: dict, filled: dict[Any, int], ids: dict[Any, int], count: bool
+    ) -> dict:
+        """Take the items a fill-only upsert has seen full (unchanged: their ids go into
+        `ids`); returns the others."""
+        known = [k for k in items if k in filled]
+        for k in known:
+            ids[k] = filled[k]
+        if count:
+            self.stats.add(name, "unchanged", len(known))
+        if len(known) == len(items):
+            return {}
+        return {k: v for k, v in items.items() if k not in filled}
 
     def write_batch(self, kind: str, batch: list) -> None:
         """Write one batch of records of a kind (the method of that name) in one
@@ -943,6 +933,41 @@ class Loader:
             self.stats.total(outcome) for outcome in ("created", "updated", "deleted", "hidden")
         ):
             refresh_browse_counts()
+
+
+def _diff(row: dict, values: dict[str, Any], fill_only: bool) -> dict[str, Any]:
+    """The incoming values that change a stored row: non-empty and different (and, when
+    `fill_only`, only into its empty fields)."""
+    diff = {}
+    for f, v in values.items():
+        current = row[f]
+        if current == v or empty(v):
+            continue
+        if fill_only and not empty(current):
+            continue
+        diff[f] = v
+    return diff
+
+
+def _insert_new(
+    model: type[models.Model],
+    columns: list[str],
+    new: list[tuple],
+    position: int,
+    filled: dict[Any, int] | None,
+) -> dict[Any, int]:
+    """Insert rows of `columns` (the key at `position`, the fields after it); returns key
+    → new id, and remembers in `filled` the rows that have every field filled."""
+    new_ids = reserve_ids(model, len(new))
+    insert_rows(model, ["id", *columns], [(i, *r) for i, r in zip(new_ids, new, strict=True)])
+    ids = {}
+    for new_id, row in zip(new_ids, new, strict=True):
+        ids[row[position]] = new_id
+    if filled is not None:
+        for new_id, row in zip(new_ids, new, strict=True):
+            if not any(empty(v) for v in row[position + 1 :]):
+                filled[row[position]] = new_id
+    return ids
 
 
 def _old_text(paper_ids: list[int]) -> list[tuple[int, str, str, str]]:

@@ -203,7 +203,19 @@ def _main(main_path: str, side_path: str, ddl: str) -> None:
 
     threading.Thread(target=drain, daemon=True).start()
     try:
-        side = sqlite3.connect(side_path, isolation_level=None)
+        helper = _Helper(main_path, side_path, ddl)
+        if helper.run(lines):
+            print("done", flush=True)
+    except BaseException as exc:  # reported; the writer then rebuilds the index itself
+        print(f"failed {type(exc).__name__}: {exc}".replace("\n", " "), flush=True)
+
+
+class _Helper:
+    """The helper's two connections: the main database, read only, and the scratch
+    database whose FTS table it fills."""
+
+    def __init__(self, main_path: str, side_path: str, ddl: str):
+        side = self.side = sqlite3.connect(side_path, isolation_level=None)
         side.execute("PRAGMA journal_mode = OFF")  # scratch: a crash discards it
         side.execute("PRAGMA synchronous = OFF")
         side.execute(ddl)
@@ -218,59 +230,69 @@ def _main(main_path: str, side_path: str, ddl: str) -> None:
         side.execute(
             f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rank) VALUES ('hashsize', {HASH_BYTES})"
         )
-        main = sqlite3.connect(main_path, isolation_level=None, timeout=60)
-        main.execute("PRAGMA query_only = 1")
-        insert = f"INSERT INTO {FTS_TABLE} (rowid, {', '.join(TEXT)}) VALUES (?, ?, ?, ?)"
-        select_rows = f"SELECT id, {', '.join(TEXT)} FROM papers_paper WHERE "
+        self.main = sqlite3.connect(main_path, isolation_level=None, timeout=60)
+        self.main.execute("PRAGMA query_only = 1")
+        self.insert = f"INSERT INTO {FTS_TABLE} (rowid, {', '.join(TEXT)}) VALUES (?, ?, ?, ?)"
+        self.select = f"SELECT id, {', '.join(TEXT)} FROM papers_paper WHERE "
 
-        def rows_of(ids: list[int]) -> Iterator[tuple]:
-            for start in range(0, len(ids), CHUNK):
-                part = ids[start : start + CHUNK]
-                marks = ", ".join("?" * len(part))
-                yield from main.execute(select_rows + f"id IN ({marks})", part).fetchall()
-
+    def run(self, lines: queue_module.SimpleQueue[str]) -> bool:
+        """Follow the writer's messages; True once it asked to finish (and all is
+        committed), False if it went away without asking."""
         pending = 0  # papers indexed since the last commit
-        side.execute("BEGIN")
+        self.side.execute("BEGIN")
         while True:
             line = lines.get()
             if not line:
-                return  # the writer is gone without asking for the index
+                return False  # the writer is gone without asking for the index
             verb, _, rest = line.strip().partition(" ")
             if verb == "finish":
                 break
             if verb == "range":
-                low, high = map(int, rest.split())
-                while low < high:
-                    rows = main.execute(
-                        select_rows + "id > ? AND id <= ? ORDER BY id LIMIT 5000", (low, high)
-                    ).fetchall()
-                    if not rows:
-                        break
-                    side.executemany(insert, rows)
-                    pending += len(rows)
-                    low = rows[-1][0]
+                pending += self.index_range(*map(int, rest.split()))
             elif verb == "ids":
                 added, changed = (
                     [int(i) for i in part.split(",") if i] for part in rest.split(";")
                 )
-                for start in range(0, len(changed), CHUNK):
-                    part = changed[start : start + CHUNK]
-                    marks = ", ".join("?" * len(part))
-                    side.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({marks})", part)
-                side.executemany(insert, rows_of(added + changed))
-                pending += len(added) + len(changed)
+                pending += self.index_ids(added, changed)
             else:
                 raise ValueError(f"unknown message {line[:40]!r}")
             if pending >= COMMIT_ROWS:
-                side.execute("COMMIT")
-                side.execute("BEGIN")
+                self.side.execute("COMMIT")
+                self.side.execute("BEGIN")
                 pending = 0
-        side.execute("COMMIT")
-        side.close()
-        main.close()
-        print("done", flush=True)
-    except BaseException as exc:  # reported; the writer then rebuilds the index itself
-        print(f"failed {type(exc).__name__}: {exc}".replace("\n", " "), flush=True)
+        self.side.execute("COMMIT")
+        self.side.close()
+        self.main.close()
+        return True
+
+    def index_range(self, low: int, high: int) -> int:
+        """Index the papers with ids in (low, high]; returns how many."""
+        indexed = 0
+        while low < high:
+            rows = self.main.execute(
+                self.select + "id > ? AND id <= ? ORDER BY id LIMIT 5000", (low, high)
+            ).fetchall()
+            if not rows:
+                break
+            self.side.executemany(self.insert, rows)
+            indexed += len(rows)
+            low = rows[-1][0]
+        return indexed
+
+    def index_ids(self, added: list[int], changed: list[int]) -> int:
+        """Index papers inserted (`added`) and re-index those changed; returns how many."""
+        for start in range(0, len(changed), CHUNK):
+            part = changed[start : start + CHUNK]
+            marks = ", ".join("?" * len(part))
+            self.side.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({marks})", part)
+        self.side.executemany(self.insert, self._rows_of(added + changed))
+        return len(added) + len(changed)
+
+    def _rows_of(self, ids: list[int]) -> Iterator[tuple]:
+        for start in range(0, len(ids), CHUNK):
+            part = ids[start : start + CHUNK]
+            marks = ", ".join("?" * len(part))
+            yield from self.main.execute(self.select + f"id IN ({marks})", part).fetchall()
 
 
 if __name__ == "__main__":
