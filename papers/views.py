@@ -65,6 +65,7 @@ SORT_CHOICES = [
 FILTERS = (
     "has_code",
     "official",
+    "has_report",
     "framework",
     "status",
     "task",
