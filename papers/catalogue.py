@@ -43,6 +43,7 @@ from papers.models import (
     Task,
     TaskEdge,
 )
+from papers.vocabularies import STATUS_CLAIM
 
 BOARD_SEPARATOR = "-on-"
 OTHER_AREA = "Other"  # tasks the archive files under no area
@@ -78,7 +79,7 @@ class Area:
 
 _TASK_ROW = (
     "id", "slug", "name", "categories", "paper_count", "benchmark_count",
-    "code_paper_count", "report_paper_count", "report_claims",
+    "code_paper_count", "report_paper_count",
 )  # fmt: skip
 
 
@@ -90,19 +91,25 @@ def report_share(task) -> int | None:
     return task.report_paper_count * 100 // task.code_paper_count
 
 
-def task_claims(areas: list[Area]) -> list[str]:
-    """The claim sentences of the reports these areas' tasks count, the most common
-    first (at most three), as the records word them; none when no task counts a report."""
+def _report_claims() -> list[str]:
+    """The claim sentences the visible tasks keep (Task.report_claims), the most common
+    first, at most three. One query over the tasks that count a report."""
     found: dict[str, int] = {}
-    seen: set[int] = set()
-    for area in areas:
-        for task in area.tasks:
-            if task.id in seen or not task.report_paper_count:
-                continue
-            seen.add(task.id)
-            for claim in task.report_claims or [""]:
+    rows = Task.objects.listed().filter(report_paper_count__gt=0).order_by()
+    for claims in rows.values_list("report_claims", flat=True):
+        for claim in claims or []:
+            if isinstance(claim, str) and claim:
                 found[claim] = found.get(claim, 0) + 1
     return sorted(found, key=lambda claim: -found[claim])[:3]
+
+
+def task_claims(areas: list[Area]) -> list[str]:
+    """The claim sentences to show beside these areas' report shares: the records' own
+    (kept per content version: thousands of tasks' JSON is not read per request), or the
+    site's when the records carry none; nothing when no task counts a report."""
+    if not any(task.report_paper_count for area in areas for task in area.tasks):
+        return []
+    return by_version("task-claims", _report_claims) or [STATUS_CLAIM]
 
 
 def areas(q: str = "") -> list[Area]:
