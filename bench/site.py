@@ -28,7 +28,8 @@ times:
                   leaderboards (its benchmarks table, subtask tree and first page of
                   papers with code)
   leaderboard     /sota/<task>-on-<dataset> of the board with the most rows (its
-                  progress chart and full ranked table)
+                  progress chart and full ranked table), and the same keeping only
+                  the rows whose code has a report (?rows=report)
   method page     /method/<slug> of the method with the most papers (its usage chart
                   and first page of papers)
 
@@ -201,7 +202,8 @@ def matches_of(url: str) -> str:
 
 
 def browse_urls() -> dict[str, str]:
-    """The browse pages measured: /sota and the biggest task, leaderboard and method."""
+    """The browse pages measured: /sota and the biggest task, leaderboard (whole, and
+    filtered to the rows whose code has a report) and method."""
     from django.db.models import Count
 
     from papers.models import Leaderboard, Method, Task
@@ -224,6 +226,7 @@ def browse_urls() -> dict[str, str]:
             task.get_absolute_url()
         ),
         f"leaderboard with chart ({board.n} rows)": board.get_absolute_url(),
+        "the same, rows whose code has a report": f"{board.get_absolute_url()}?rows=report",
         f"method page with chart ({method.paper_count} papers)": method.get_absolute_url(),
     }
 

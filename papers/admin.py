@@ -5,7 +5,9 @@ Three rules hold across it:
   edit flag (`Record`) marks it edited; saving one of a paper's rows (an author, a
   sample, a linked task…) marks the paper edited, since the importer guards a paper's
   rows by the paper's flag. Unticking "edited in admin" by hand is honoured.
-- A paper's counts follow its code links and samples whenever staff change them.
+- A paper's counts follow its code links and samples whenever staff change them, and
+  so do the counts of the tasks, methods and datasets it is linked to (papers with
+  code, with a report, samples by status: `papers_changed`).
 - Every changelist runs a fixed number of queries, however many rows it shows, and
   the big tables are never counted twice (`show_full_result_count = False`).
 """
@@ -43,6 +45,8 @@ from papers.models import (
     Sample,
     Task,
     TaskEdge,
+    linked_records,
+    refresh_browse_counts_of_papers,
 )
 from papers.vocabularies import ReachStatus, label_for
 
@@ -76,12 +80,18 @@ def stamp_edited(obj: Record, form, *, adding: bool) -> None:
         obj.mark_edited()
 
 
-def papers_changed(paper_ids, *, mark_edited: bool, author_names: bool = False) -> None:
+def papers_changed(
+    paper_ids, *, mark_edited: bool, author_names: bool = False, linked_before=None
+) -> None:
     """After staff changed rows of these papers: refresh their counts (and, when
-    asked, their author names) and, when the rows carry no edit flag of their own,
-    mark the papers edited so an import keeps the change."""
+    asked, their author names), then the counts of the tasks, methods and datasets
+    they are linked to now or were before (`linked_before`, from linked_records()
+    ahead of the change), and, when the rows carry no edit flag of their own, mark the
+    papers edited so an import keeps the change."""
     ids = {pk for pk in paper_ids if pk is not None}
     if not ids:
+        if linked_before:
+            refresh_browse_counts_of_papers((), also=linked_before)
         return
     if mark_edited or author_names:
         for paper in Paper.objects.filter(pk__in=ids).only("pk"):
@@ -91,6 +101,7 @@ def papers_changed(paper_ids, *, mark_edited: bool, author_names: bool = False) 
             if author_names:
                 paper.refresh_author_names()
     Paper.objects.filter(pk__in=ids).refresh_counts()
+    refresh_browse_counts_of_papers(ids, also=linked_before)
 
 
 # --- base classes -------------------------------------------------------------------
@@ -163,29 +174,33 @@ class PaperRowsAdmin(CheckedInitialAdmin):
     marks_paper_edited = True
     changes_author_names = False
 
-    def _touched(self, paper_ids, *, edited: bool = True):
+    def _touched(self, paper_ids, before, *, edited: bool = True):
         papers_changed(
             paper_ids,
             mark_edited=edited and self.marks_paper_edited,
             author_names=self.changes_author_names,
+            linked_before=before,
         )
 
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
         ids = {obj.paper_id}
         if change and "paper" in form.changed_data:
             ids.add(form.initial.get("paper"))
-        self._touched(ids, edited=not change or form.has_changed())
+        before = linked_records(ids)  # a moved task link leaves its old task
+        super().save_model(request, obj, form, change)
+        self._touched(ids, before, edited=not change or form.has_changed())
 
     def delete_model(self, request, obj):
         paper_id = obj.paper_id
+        before = linked_records({paper_id})
         super().delete_model(request, obj)
-        self._touched({paper_id})
+        self._touched({paper_id}, before)
 
     def delete_queryset(self, request, queryset):
         paper_ids = set(queryset.values_list("paper_id", flat=True))
+        before = linked_records(paper_ids)
         super().delete_queryset(request, queryset)
-        self._touched(paper_ids)
+        self._touched(paper_ids, before)
 
 
 class PaperRowInline(admin.TabularInline):
@@ -477,14 +492,29 @@ class PaperAdmin(RecordAdmin):
     def save_model(self, request, obj, form, change):
         if "published" in form.changed_data and "date_uncertain" not in form.changed_data:
             obj.refresh_flags()
+        # What the paper is linked to before its inline rows change (save_related).
+        obj._linked_before = linked_records({obj.pk}) if change else None
         super().save_model(request, obj, form, change)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         paper = form.instance
-        if any(fs.model is PaperAuthor and fs.has_changed() for fs in formsets):
-            paper.refresh_author_names()
-        Paper.objects.filter(pk=paper.pk).refresh_counts()
+        papers_changed(
+            {paper.pk},
+            mark_edited=False,
+            author_names=any(fs.model is PaperAuthor and fs.has_changed() for fs in formsets),
+            linked_before=getattr(paper, "_linked_before", None),
+        )
+
+    def delete_model(self, request, obj):
+        before = linked_records({obj.pk})
+        super().delete_model(request, obj)
+        refresh_browse_counts_of_papers((), also=before)
+
+    def delete_queryset(self, request, queryset):
+        before = linked_records(queryset.values_list("pk", flat=True))
+        super().delete_queryset(request, queryset)
+        refresh_browse_counts_of_papers((), also=before)
 
 
 @admin.register(Author)
@@ -776,6 +806,33 @@ class LeaderboardAdmin(RecordAdmin):
     search_fields = ("task__name", "dataset__name")
     autocomplete_fields = ("task", "dataset", "parent")
     inlines = (LeaderboardMetricInline, LeaderboardRowInline)
+
+    @staticmethod
+    def _boards_moved(boards, form=None) -> None:
+        """Refresh the benchmark counts of the tasks and datasets these boards belong to
+        (and, for an edit, belonged to)."""
+        also: dict = {Task: set(), Dataset: set()}
+        for task_id, dataset_id in boards:
+            also[Task].add(task_id)
+            also[Dataset].add(dataset_id)
+        if form is not None:
+            also[Task].add(form.initial.get("task"))
+            also[Dataset].add(form.initial.get("dataset"))
+        refresh_browse_counts_of_papers((), also=also)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        self._boards_moved([(obj.task_id, obj.dataset_id)], form if change else None)
+
+    def delete_model(self, request, obj):
+        boards = [(obj.task_id, obj.dataset_id)]
+        super().delete_model(request, obj)
+        self._boards_moved(boards)
+
+    def delete_queryset(self, request, queryset):
+        boards = list(queryset.values_list("task_id", "dataset_id"))
+        super().delete_queryset(request, queryset)
+        self._boards_moved(boards)
 
 
 @admin.register(LeaderboardMetric)

@@ -27,6 +27,36 @@ from papers.models import (
 from papers.views import HtmxHttpRequest, _wants_fragment, bad_request, paper_list
 
 
+def _search_url(**params) -> str:
+    return f"{reverse('search')}?{urlencode(params)}"
+
+
+def execution_line(record, key: str) -> dict:
+    """The execution facts above a task's, dataset's or method's papers, each figure with
+    the search that lists the papers it counts: its papers with code, those of them whose
+    code has a report, and per status the samples across those reports with the papers
+    holding one (the search's status filter reads the same per-paper counts). From the
+    record's own denormalised counts: no query."""
+    from papers.templatetags.papers_tags import status_items
+
+    code = {key: record.slug, "has_code": 1}
+    reported = {**code, "has_report": 1}
+    by_paper = record.status_paper_counts or {}
+    return {
+        "papers": record.paper_count,
+        "code": record.code_paper_count,
+        "code_url": _search_url(**code),
+        "reported": record.report_paper_count,
+        "reported_url": _search_url(**reported),
+        "statuses": [
+            (status, n, by_paper.get(status, 0), _search_url(**reported, status=status))
+            for status, n in status_items(record.sample_statuses)
+        ],
+        "sample_statuses": record.sample_statuses,
+        "claims": record.report_claims,
+    }
+
+
 def _valid(form_class, request: HttpRequest):
     form = form_class(request.GET)
     if not form.is_valid():
@@ -45,7 +75,8 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     if error:
         return error
     q = data["q"]
-    context = {"areas": catalogue.areas(q), "q": q, "preview": not q}
+    found = catalogue.areas(q)
+    context = {"areas": found, "q": q, "preview": not q, "claims": catalogue.task_claims(found)}
     template = "papers/sota.html#areas" if _wants_fragment(request) else "papers/sota.html"
     return render(request, template, context)
 
@@ -56,7 +87,8 @@ def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
     area = catalogue.area(slug)
     if area is None:
         raise Http404("No such area")
-    return render(request, "papers/area.html", {"area": area})
+    context = {"area": area, "claims": catalogue.task_claims([area])}
+    return render(request, "papers/area.html", context)
 
 
 # --- index pages -------------------------------------------------------------------------------
@@ -147,6 +179,7 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "papers/task.html",
         {
             "task": task,
+            "execution": execution_line(task, "task"),
             "tree": catalogue.subtask_tree(task),
             "benchmarks": catalogue.benchmarks(task.leaderboards.all()),
             **markup.render_all(description=task.description),
@@ -171,6 +204,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "papers/dataset.html",
         {
             "dataset": dataset,
+            "execution": execution_line(dataset, "dataset"),
             "benchmarks": catalogue.benchmarks(dataset.leaderboards.all()),
             **markup.render_all(description=dataset.description),
             **context,
@@ -200,6 +234,7 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "papers/method.html",
         {
             "method": method,
+            "execution": execution_line(method, "method"),
             "usage": charts.usage_chart(method.papers_by_year, year_search),
             **markup.render_all(description=method.description),
             **context,
@@ -225,7 +260,7 @@ def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     data, error = _valid(BoardForm, request)
     if error:
         return error
-    view = catalogue.board_view(board, data["metric"], data["page"] or 1)
+    view = catalogue.board_view(board, data["metric"], data["page"] or 1, data["rows"])
     if view is None:
         return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
     context = {"view": view, "board": board, **markup.render_all(description=board.description)}

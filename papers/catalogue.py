@@ -41,6 +41,7 @@ from papers.models import (
     Task,
     TaskEdge,
 )
+from papers.vocabularies import STATUS_CLAIM
 
 BOARD_SEPARATOR = "-on-"
 OTHER_AREA = "Other"  # tasks the archive files under no area
@@ -74,7 +75,39 @@ class Area:
         return self.tasks[:AREA_PREVIEW]
 
 
-_TASK_ROW = ("id", "slug", "name", "categories", "paper_count", "benchmark_count")
+_TASK_ROW = (
+    "id", "slug", "name", "categories", "paper_count", "benchmark_count",
+    "code_paper_count", "report_paper_count",
+)  # fmt: skip
+
+
+def report_share(task) -> int | None:
+    """The percentage of a task's papers with code whose code has a report (rounded
+    down, so 0 means none; 100 means all), None without papers with code."""
+    if not task.code_paper_count:
+        return None
+    return task.report_paper_count * 100 // task.code_paper_count
+
+
+def _report_claims() -> list[str]:
+    """The claim sentences the visible tasks keep (Task.report_claims), the most common
+    first, at most three. One query over the tasks that count a report."""
+    found: dict[str, int] = {}
+    rows = Task.objects.listed().filter(report_paper_count__gt=0).order_by()
+    for claims in rows.values_list("report_claims", flat=True):
+        for claim in claims or []:
+            if isinstance(claim, str) and claim:
+                found[claim] = found.get(claim, 0) + 1
+    return sorted(found, key=lambda claim: -found[claim])[:3]
+
+
+def task_claims(areas: list[Area]) -> list[str]:
+    """The claim sentences to show beside these areas' report shares: the records' own
+    (kept per content version: thousands of tasks' JSON is not read per request), or the
+    site's when the records carry none; nothing when no task counts a report."""
+    if not any(task.report_paper_count for area in areas for task in area.tasks):
+        return []
+    return by_version("task-claims", _report_claims) or [STATUS_CLAIM]
 
 
 def areas(q: str = "") -> list[Area]:
@@ -90,6 +123,7 @@ def areas(q: str = "") -> list[Area]:
     slugs: dict[str, str] = {}  # a few dozen names over thousands of tasks: slugify each once
     for values in tasks.values_list(*_TASK_ROW):
         task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
+        task.report_share = report_share(task)
         names = [c for c in task.categories or [] if isinstance(c, str)]
         for name in names:
             if name not in slugs:
@@ -299,6 +333,8 @@ def benchmarks(boards: QuerySet[Leaderboard]) -> list[Benchmark]:
     best_rows = best.only(
         "id", "leaderboard_id", "model_name", "metrics", "paper_title", "paper_url",
         "code_links", "uses_additional_data", "paper__slug", "paper__title", "paper__hidden",
+        "paper__has_report", "paper__sample_count", "paper__sample_statuses",
+        "paper__report_claim",
     )  # fmt: skip
     by_id = {row.id: row for row in best_rows}
     return [
@@ -353,6 +389,51 @@ def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
 BOARD_PAGE = 100  # rows of a leaderboard's table a page
 
 
+# The board's row filter: which rows the table keeps (their ranks stay the board's).
+ROW_FILTERS = {
+    "": "All rows",
+    "report": "Code has a report",
+    "ran": "A sample ran",
+}
+
+
+@dataclass
+class BoardExecution:
+    """What the execution reports say about a board's rows: the rows whose paper (shown,
+    not hidden) has a report, those of them with a sample that ran (a status starting
+    "ran"), and the claim sentences of those reports as the records word them."""
+
+    reported: set[int]
+    ran: set[int]
+    claims: list[str]
+
+    def keeps(self, row_filter: str, pk: int) -> bool:
+        if row_filter == "report":
+            return pk in self.reported
+        if row_filter == "ran":
+            return pk in self.ran
+        return True
+
+
+def _board_execution(board: Leaderboard) -> BoardExecution:
+    """One query over the board's rows whose paper has a report, reading each paper's own
+    samples by status (Paper.sample_statuses)."""
+    reported, ran, claims = set(), set(), {}
+    rows = (
+        board.rows.filter(paper__has_report=True, paper__hidden=False)
+        .order_by()
+        .values_list("id", "paper__sample_statuses", "paper__report_claim")
+    )
+    for pk, statuses, claim in rows:
+        reported.add(pk)
+        if any(n and str(status).startswith("ran") for status, n in (statuses or {}).items()):
+            ran.add(pk)
+        if claim:
+            claims[claim] = claims.get(claim, 0) + 1
+    ordered = sorted(claims, key=lambda claim: -claims[claim])
+    return BoardExecution(reported, ran, ordered[:3])
+
+
 @dataclass
 class BoardView:
     board: Leaderboard
@@ -362,6 +443,9 @@ class BoardView:
     metric_id: str
     page: PageOf  # the rows of this page of the table, ranked
     chart: charts.ProgressChart | None
+    execution: BoardExecution | None = None
+    row_filter: str = ""  # a key of ROW_FILTERS
+    all_rows: int = 0  # rows on the board, whatever the filter
 
     @property
     def choices(self) -> list[tuple[str, LeaderboardMetric]]:
@@ -371,11 +455,22 @@ class BoardView:
     def rows(self) -> list[LeaderboardRow]:
         return self.page.items
 
+    @property
+    def row_filters(self) -> list[tuple[str, str, int]]:
+        """(key, label, rows it keeps) of each row filter."""
+        counts = {
+            "": self.all_rows,
+            "report": len(self.execution.reported) if self.execution else 0,
+            "ran": len(self.execution.ran) if self.execution else 0,
+        }
+        return [(key, label, counts[key]) for key, label in ROW_FILTERS.items()]
+
 
 _ROW_DETAIL = (
     "id", "leaderboard_id", "position", "model_name", "paper_id", "paper_title",
     "paper_url", "paper_date", "metrics", "uses_additional_data", "code_links",
     "paper__slug", "paper__title", "paper__published", "paper__hidden",
+    "paper__has_report", "paper__sample_count", "paper__sample_statuses",
 )  # fmt: skip
 
 
@@ -438,12 +533,17 @@ def _ranking(
     return rank_entries(entries, metric.is_lower_better), chart
 
 
-def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> BoardView | None:
+def board_view(
+    board: Leaderboard, metric_id: str = "", number: int = 1, row_filter: str = ""
+) -> BoardView | None:
     """One page of the board's rows ranked by the chosen metric (the first by default),
     and the progress chart of all of them; None when `metric_id` names no metric of the
-    board. Four queries whatever the board's size: its metrics, every row's rank and the
-    chart (`_ranking`, kept per content version: the same for every reader until an
-    import or an admin edit), then the details of the rows shown and the records."""
+    board. `row_filter` (a key of ROW_FILTERS) keeps only the rows whose paper's code has
+    a report, or a sample that ran; the rows kept keep their ranks on the whole board.
+    Five queries whatever the board's size: its metrics, every row's rank and the chart
+    (`_ranking`), the rows' execution facts (`_board_execution`; both kept per content
+    version: the same for every reader until an import or an admin edit), then the
+    details of the rows shown and the records."""
     metrics = list(board.metrics.order_by("position", "id"))
     ids = metric_ids(metrics)
     if metric_id and metric_id not in ids:
@@ -459,6 +559,12 @@ def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> Boar
         ranking, chart = by_version(
             f"board.{board.id}.{chosen_id}", functools.partial(_ranking, board, chosen)
         )
+    execution = by_version(
+        f"board.{board.id}.execution", functools.partial(_board_execution, board)
+    )
+    all_rows = len(ranking)
+    if row_filter:
+        ranking = [(pk, rank) for pk, rank in ranking if execution.keeps(row_filter, pk)]
     pages = max(1, -(-len(ranking) // BOARD_PAGE))
     number = min(max(1, number), pages)
     shown = ranking[(number - 1) * BOARD_PAGE : number * BOARD_PAGE]
@@ -491,6 +597,9 @@ def board_view(board: Leaderboard, metric_id: str = "", number: int = 1) -> Boar
         metric_id=chosen_id,
         page=PageOf(rows, len(ranking), number, BOARD_PAGE),
         chart=chart,
+        execution=execution,
+        row_filter=row_filter,
+        all_rows=all_rows,
     )
 
 

@@ -74,6 +74,7 @@ class SearchForm(forms.Form):
     q = QueryText()
     has_code = Flag()
     official = Flag()
+    has_report = Flag()  # the paper's code has an execution report
     framework = _Text()
     status = _Text()
     task = _Text()
@@ -211,7 +212,12 @@ class CatalogueForm(PaperPageForm):
 
 
 class BoardForm(forms.Form):
-    """A leaderboard page: the metric ranking its rows (its id, the slug of its name)."""
+    """A leaderboard page: the metric ranking its rows (its id, the slug of its name) and
+    which rows it keeps: all, those whose paper's code has an execution report, or those
+    with a sample that ran."""
 
     metric = _Text()
+    rows = forms.ChoiceField(
+        required=False, choices=[("", "all"), ("report", "report"), ("ran", "ran")]
+    )
     page = forms.IntegerField(required=False, min_value=1, max_value=100_000)

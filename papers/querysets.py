@@ -76,6 +76,8 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
         papers = papers.filter(code_link_count__gt=0)
     if filters.get("official"):
         papers = papers.filter(has_official_code=True)
+    if filters.get("has_report"):
+        papers = papers.filter(has_report=True)
     for key, rows in _rows(filters):
         if key in HELD:
             column = HELD[key][2]

@@ -58,6 +58,7 @@ PER_PAGE = 20
 FILTERS = (
     "has_code",
     "official",
+    "has_report",
     "framework",
     "status",
     "task",

@@ -305,3 +305,18 @@ def test_a_bad_parameter_is_named_in_the_error(client, papers):
 def test_published_dates_parse_as_dates(client, papers):
     assert client.paper_get(papers[0].slug).published == dt.date(2020, 6, 22)
     assert client.paper_get(papers[2].slug).published is None
+
+
+def test_execution_objects_leave_every_parsed_response_whole(client, papers):
+    """Papers and results carry an extra `execution` object; the client parses every
+    response it reads them in, and says what it said before."""
+    reported = papers[0]
+    Paper.objects.filter(pk=reported.pk).update(
+        has_report=True, report_read_at=dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    )
+    assert client.paper_get(reported.slug).title == reported.title
+    assert {p.id for p in client.paper_list(items_per_page=50).results} >= {reported.slug}
+    table = f"{reported.tasks.first().slug}--{reported.datasets.first().slug}"
+    results = client.evaluation_result_list(table).results
+    assert [r.paper for r in results] == [reported.slug]
+    assert client.search(q="attention").count >= 1

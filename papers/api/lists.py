@@ -33,7 +33,7 @@ from papers.models import (
 PAPER_COLUMNS = (
     "id", "slug", "arxiv_id", "nips_id", "url_abs", "url_pdf", "title", "abstract",
     "published", "conference", "conference_url_abs", "conference_url_pdf", "proceeding",
-    "updated_at",
+    "updated_at", "hidden", "has_report", "sample_count", "sample_statuses", "report_read_at",
 )  # fmt: skip
 METHOD_COLUMNS = (
     "id", "slug", "name", "full_name", "description", "updated_at", "introduced_by__slug",

@@ -39,6 +39,21 @@ EVALUATION_SEPARATOR = "--"  # slugify() never writes two hyphens, so task slugs
 _PROCEEDING = re.compile(r"^(?P<name>.*?)\s+(?P<year>\d{4})(?:\s+(?P<month>\d{1,2}))?$")
 
 
+def execution(p: Paper | None) -> dict[str, Any] | None:
+    """What the execution report on a paper's code says, or None when it has none (or
+    the paper is hidden): its samples by status (statuses outside the vocabulary kept
+    verbatim), how many samples, and when the report was read. An extra key the
+    original API does not have; clients that do not know it ignore it."""
+    if p is None or not p.has_report or p.hidden:
+        return None
+    statuses = p.sample_statuses if isinstance(p.sample_statuses, dict) else {}
+    return {
+        "samples_by_status": dict(statuses),
+        "sample_count": p.sample_count,
+        "report_read_at": p.report_read_at.isoformat() if p.report_read_at else None,
+    }
+
+
 def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
     return {
         "id": p.slug,
@@ -54,6 +69,7 @@ def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
         "conference_url_abs": p.conference_url_abs or None,
         "conference_url_pdf": p.conference_url_pdf or None,
         "proceeding": p.proceeding or None,
+        "execution": execution(p),
     }
 
 
@@ -150,6 +166,7 @@ def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> di
         "best_metric": best_metric if rank is not None else None,
         "evaluated_on": row.paper_date or None,
         "external_source_url": None,
+        "execution": execution(row.paper) if row.paper_id else None,
     }
 
 

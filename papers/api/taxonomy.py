@@ -7,6 +7,7 @@ key within its leaderboard. Areas are the tasks' categories ("Computer Vision").
 
 from __future__ import annotations
 
+from django import forms
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
 
@@ -249,12 +250,29 @@ def evaluation_metric(request: HttpRequest, evaluation_id: str, metric_id: str) 
     raise Http404
 
 
-def _results(board: Leaderboard) -> list[dict]:
-    """The board's results, ranked by its first metric (the site's leaderboard order)."""
+class ResultQuery(PageForm):
+    """`has_report=true` keeps the results whose paper's code has an execution report, as
+    the leaderboard page's row filter does: their ranks stay those on the whole board."""
+
+    has_report = forms.TypedChoiceField(
+        required=False,
+        choices=[("", ""), ("true", "true"), ("false", "false"), ("1", "1"), ("0", "0")],
+        coerce=lambda value: value in ("true", "1"),
+        empty_value=False,
+    )
+
+
+def _results(board: Leaderboard, *, has_report: bool = False) -> list[dict]:
+    """The board's results, ranked by its first metric (the site's leaderboard order);
+    with `has_report`, only those whose paper's code has a report, ranks unchanged."""
     metrics = list(board.metrics.all())
     rows = list(board.rows.select_related("paper").defer(*_PAPER_HEAVY))
     best = metrics[0].name if metrics else None
-    return [shapes.result(row, row.rank, best) for row in ranked_rows(metrics, rows)]
+    return [
+        shapes.result(row, row.rank, best)
+        for row in ranked_rows(metrics, rows)
+        if not has_report or (row.paper_id and row.paper.has_report and not row.paper.hidden)
+    ]
 
 
 # A result needs only its paper's slug.
@@ -269,8 +287,9 @@ _PAPER_HEAVY = tuple(
 
 @endpoint
 def evaluation_results(request: HttpRequest, evaluation_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
-    results = _results(get_board(evaluation_id))
+    params = parameters(request, ResultQuery)
+    page = Page.of(params)
+    results = _results(get_board(evaluation_id), has_report=params["has_report"])
     return Payload(page_of(request, page, len(results), page.slice(results)))
 
 

@@ -31,7 +31,9 @@ from papers.models.taxonomy import (
     PaperTask,
     Task,
     TaskEdge,
+    linked_records,
     refresh_browse_counts,
+    refresh_browse_counts_of_papers,
 )
 
 __all__ = [
@@ -58,9 +60,11 @@ __all__ = [
     "Task",
     "TaskEdge",
     "infer_lower_is_better",
+    "linked_records",
     "parse_metric_value",
     "ranked_rows",
     "refresh_browse_counts",
+    "refresh_browse_counts_of_papers",
     "refresh_counts",
     "report_by_repo_kind",
     "report_summary",

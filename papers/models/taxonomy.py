@@ -1,5 +1,7 @@
 """Tasks, methods (with their collections) and datasets, and how papers use them."""
 
+from collections import Counter
+
 from django.db import models
 from django.db.models.functions import ExtractYear, Upper
 from django.urls import reverse
@@ -10,8 +12,8 @@ from papers.models.base import Record, SlugManager
 
 class CuratedQuerySet(models.QuerySet):
     """Tasks, methods or datasets, with the denormalised counts the browse pages sort and
-    show (`paper_count`, `benchmark_count`, a task's `code_paper_count`, a method's
-    `papers_by_year`)."""
+    show (`paper_count`, `code_paper_count`, the execution aggregates, `benchmark_count`,
+    a method's `papers_by_year`)."""
 
     def listed(self):
         return self.filter(hidden=False)
@@ -30,14 +32,11 @@ class CuratedQuerySet(models.QuerySet):
             ids = list(self.values_list("id", flat=True))
             links = links.filter(**{f"{key}__in": ids})
         papers = dict(links.values_list(key).annotate(n=models.Count("paper_id")))
-        fields = ["paper_count"]
+        fields = ["paper_count", "code_paper_count"]
         boards: dict[int, int] = {}
         years: dict[int, dict[str, int]] = {}
-        code: dict[int, int] = {}
-        if hasattr(model, "code_paper_count"):
-            fields.append("code_paper_count")
-            with_code = links.filter(paper__code_link_count__gt=0)
-            code = dict(with_code.values_list(key).annotate(n=models.Count("paper_id")))
+        with_code = links.filter(paper__code_link_count__gt=0)
+        code = dict(with_code.values_list(key).annotate(n=models.Count("paper_id")))
         if hasattr(model, "benchmark_count"):
             fields.append("benchmark_count")
             from papers.models.leaderboards import Leaderboard
@@ -56,6 +55,8 @@ class CuratedQuerySet(models.QuerySet):
             )
             for pk, year, n in rows:
                 years.setdefault(pk, {})[str(year)] = n
+        fields += EXECUTION_FIELDS
+        execution = _execution(links, key)
         changed = []
         for record in self.order_by().only("id", *fields):
             fresh = {
@@ -63,6 +64,7 @@ class CuratedQuerySet(models.QuerySet):
                 "benchmark_count": boards.get(record.id, 0),
                 "code_paper_count": code.get(record.id, 0),
                 "papers_by_year": dict(sorted(years.get(record.id, {}).items())),
+                **(execution.get(record.id) or _Execution()).fields(),
             }
             if any(getattr(record, f) != fresh[f] for f in fields):
                 for f in fields:
@@ -76,10 +78,95 @@ class CuratedManager(SlugManager.from_queryset(CuratedQuerySet)):
     pass
 
 
+# The execution aggregates of a task, method or dataset (Curated), which refresh_counts()
+# keeps beside its paper counts.
+EXECUTION_FIELDS = [
+    "report_paper_count",
+    "sample_statuses",
+    "status_paper_counts",
+    "report_claims",
+]
+CLAIMS_KEPT = 3  # distinct claim sentences a record keeps, the most common first
+
+
+class _Execution:
+    """One record's fresh execution aggregates, as _execution() adds them up."""
+
+    __slots__ = ("claims", "papers", "samples", "statuses")
+
+    def __init__(self):
+        self.papers = 0
+        self.samples: dict[str, int] = {}
+        self.statuses: dict[str, int] = {}
+        self.claims: Counter[str] = Counter()
+
+    def fields(self) -> dict:
+        by_samples = sorted(self.samples.items(), key=lambda item: (-item[1], item[0]))
+        return {
+            "report_paper_count": self.papers,
+            "sample_statuses": dict(by_samples),
+            "status_paper_counts": {status: self.statuses[status] for status, _ in by_samples},
+            "report_claims": [claim for claim, _ in self.claims.most_common(CLAIMS_KEPT)],
+        }
+
+
+def _execution(links, key: str) -> dict[int, _Execution]:
+    """Per record: its visible papers with code whose code has an execution report, their
+    samples by status (from each paper's own counts, Paper.sample_statuses, which the
+    search's status filter reads too), how many of them have a sample of each status,
+    and their claim sentences. One query, streamed: a row per (record, reported paper)."""
+    found: dict[int, _Execution] = {}
+    rows = links.filter(paper__code_link_count__gt=0, paper__has_report=True).values_list(
+        key, "paper__sample_statuses", "paper__report_claim"
+    )
+    for pk, statuses, claim in rows.iterator(chunk_size=5000):
+        record = found.get(pk)
+        if record is None:
+            record = found[pk] = _Execution()
+        record.papers += 1
+        for status, n in (statuses or {}).items():
+            if n:
+                record.samples[status] = record.samples.get(status, 0) + n
+                record.statuses[status] = record.statuses.get(status, 0) + 1
+        if claim:
+            record.claims[claim] += 1
+    return found
+
+
 def refresh_browse_counts() -> int:
     """Every task's, method's and dataset's counts (see CuratedQuerySet.refresh_counts):
     what an import must call once its links and leaderboards are written."""
     return sum(model.objects.refresh_counts() for model in (Task, Method, Dataset))
+
+
+def linked_records(paper_ids) -> dict[type, set[int]]:
+    """The ids of the tasks, methods and datasets these papers are linked to, by model:
+    one query a model."""
+    ids = sorted({pk for pk in paper_ids if pk is not None})
+    found: dict[type, set[int]] = {model: set() for model in (Task, Method, Dataset)}
+    if not ids:
+        return found
+    for model in found:
+        link = model._meta.get_field("paper_links").related_model
+        key = f"{model._meta.model_name}_id"
+        rows = link.objects.filter(paper_id__in=ids).order_by().values_list(key, flat=True)
+        found[model] = set(rows.distinct())
+    return found
+
+
+def refresh_browse_counts_of_papers(paper_ids, also: dict | None = None) -> int:
+    """After an edit of these papers, their links or their reports (once the papers' own
+    counts are fresh): the counts of the tasks, methods and datasets they are linked to,
+    and of the records `also` names ({Task: {ids}, …}: those linked before the edit,
+    which it may have unlinked). The admin's one way to keep the browse counts true; an
+    import refreshes every record instead (refresh_browse_counts())."""
+    wanted = linked_records(paper_ids)
+    changed = 0
+    for model, ids in wanted.items():
+        ids |= {pk for pk in (also or {}).get(model, ()) if pk is not None}
+        if ids:
+            changed += model.objects.filter(id__in=sorted(ids)).refresh_counts()
+    return changed
 
 
 class Curated(Record):
@@ -93,9 +180,39 @@ class Curated(Record):
         help_text="Flagged as junk (e.g. a placeholder record): kept, but left out of lists. "
         "Untick to show it again.",
     )
-    # Denormalised for the browse pages; CuratedQuerySet.refresh_counts() keeps it true.
+    # Denormalised for the browse pages; CuratedQuerySet.refresh_counts() keeps them true
+    # (imports through refresh_browse_counts(), the admin through
+    # refresh_browse_counts_of_papers()).
     paper_count = models.IntegerField(
         default=0, editable=False, help_text="Visible papers linked to it."
+    )
+    code_paper_count = models.IntegerField(
+        default=0, editable=False, help_text="Visible papers linked to it that have code."
+    )
+    report_paper_count = models.IntegerField(
+        default=0,
+        editable=False,
+        help_text="Of its papers with code, those with an execution report.",
+    )
+    sample_statuses = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="The samples of those reports by status: {status: number of samples}, "
+        "most first. Statuses outside the vocabulary are kept verbatim.",
+    )
+    status_paper_counts = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="{status: number of those papers with a sample of that status}.",
+    )
+    report_claims = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="The claim sentences of those reports as the records word them (the "
+        "most common first, at most three).",
     )
 
     objects = CuratedManager()
@@ -146,9 +263,6 @@ class Task(Curated):
     )
     benchmark_count = models.IntegerField(
         default=0, editable=False, help_text="Its leaderboards (one per dataset)."
-    )
-    code_paper_count = models.IntegerField(
-        default=0, editable=False, help_text="Visible papers linked to it that have code."
     )
 
     class Meta(Curated.Meta):

@@ -170,3 +170,113 @@ def plain_description(text: str) -> str:
     from papers.markup import render_description
 
     return " ".join(strip_tags(render_description(text).html).split())
+
+
+# --- execution facts in lists (leaderboards, benchmarks, task pages) -----------------------
+
+
+@register.filter
+def status_class(value) -> str:
+    """The CSS class that colours a sample status as the chips do: `status-<value>` for a
+    status of the vocabulary, `status-other` (a neutral colour) for any other, whose text
+    may hold anything at all."""
+    return f"status-{value}" if value in SampleStatus.values else "status-other"
+
+
+@register.filter
+def status_items(counts) -> list[tuple[str, int]]:
+    """{status: n} as (status, n) pairs: the vocabulary's statuses in its order, then any
+    other status, verbatim, by name. Zero counts are left out; no status is dropped."""
+    counts = counts if isinstance(counts, dict) else {}
+    order = {status: index for index, status in enumerate(SampleStatus.values)}
+    items = [(str(status), n) for status, n in counts.items() if isinstance(n, int) and n > 0]
+    return sorted(items, key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
+@register.filter
+def execution_bar(counts):
+    """{status: n} as a stacked bar in status_items() order, or None when empty."""
+    from papers.charts import share_bar as bar
+
+    return bar(dict(status_items(counts)))
+
+
+def _claims(papers) -> list[str]:
+    """The claim sentences of these papers' reports as their records word them, each once,
+    the most common first; the site's own sentence when a report carries none; nothing
+    when no paper shown has a report."""
+    from papers.vocabularies import STATUS_CLAIM
+
+    found: dict[str, int] = {}
+    reported = False
+    for paper in papers:
+        if paper is None or not paper.has_report or paper.hidden:
+            continue
+        reported = True
+        if paper.report_claim:
+            found[paper.report_claim] = found.get(paper.report_claim, 0) + 1
+    if not reported:
+        return []
+    return sorted(found, key=lambda claim: -found[claim]) or [STATUS_CLAIM]
+
+
+@register.filter
+def benchmark_claims(benchmarks) -> list[str]:
+    """The claims to show beside a benchmarks table's execution badges (see _claims)."""
+    return _claims(b.best.paper for b in benchmarks if b.best is not None and b.best.paper_id)
+
+
+@register.filter
+def claims_or_default(claims) -> list[str]:
+    """Records' claim sentences as kept on a task, method or dataset, or the site's own
+    sentence when they carry none."""
+    from papers.vocabularies import STATUS_CLAIM
+
+    return [c for c in claims or [] if isinstance(c, str) and c] or [STATUS_CLAIM]
+
+
+@register.filter
+def status_text(value) -> str:
+    """A status as words: the vocabulary's label, or any other status verbatim (never
+    reworded: it is the report's own value)."""
+    value = "" if value is None else str(value)
+    return label_for(SampleStatus, value) if value in SampleStatus.values else value
+
+
+@register.simple_tag
+def execution_badge(paper):
+    """A paper's execution report in one row of a list: a small stacked bar of its samples
+    by status (coloured as the chips; a status outside the vocabulary in the neutral
+    colour), the number of samples, and the counts by status as text for screen
+    readers, linking to the report on the paper's page; "no report" otherwise. Built
+    here rather than by an included template: a board shows a hundred of them."""
+    from django.utils.html import format_html, format_html_join
+    from django.utils.safestring import mark_safe
+
+    if paper is None or not paper.has_report or paper.hidden:
+        return mark_safe('<span class="meta exec-none">no report</span>')
+    items = status_items(paper.sample_statuses)
+    text = "; ".join(f"{n:,} {status_text(status)}" for status, n in items) or "no samples"
+    bar = execution_bar(paper.sample_statuses)
+    svg = ""
+    if bar is not None:
+        svg = format_html(
+            '<svg class="exec-bar" viewBox="0 0 {} 10" preserveAspectRatio="none" '
+            'aria-hidden="true" focusable="false">{}</svg>',
+            bar.width,
+            format_html_join(
+                "",
+                '<rect class="segment {}" x="{}" y="0" width="{}" height="10"/>',
+                ((status_class(s.key), s.x, s.width) for s in bar.segments),
+            ),
+        )
+    return format_html(
+        '<a class="exec-badge" href="{}#report" title="Execution report: {}">{}'
+        '<span class="exec-total" aria-hidden="true">{}</span>'
+        '<span class="visually-hidden">Execution report: {}</span></a>',
+        paper.get_absolute_url(),
+        text,
+        svg,
+        count(paper.sample_count),
+        text,
+    )
