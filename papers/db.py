@@ -78,7 +78,7 @@ def _prepare(fields: list[models.Field], rows: Iterable[Sequence[Any]]) -> list[
         return [tuple(row) for row in rows]
     # Only the columns that need it are converted (a paper's row: 7 of 33), in a copy of
     # the row: a generator over every value, with a json.dumps of each empty JSON value,
-    # took ~12 s of a full SQLite import's writer (py-spy).
+    # costs the writer several times as much.
     width = len(fields)
     out = []
     for row in rows:

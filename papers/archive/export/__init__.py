@@ -305,7 +305,7 @@ def link_rows() -> Iterator[dict]:
             }
 
 
-# --- paper records (seed 000) ---------------------------------------------------------------
+# --- paper records (the record format) ------------------------------------------------
 
 
 def record_rows() -> Iterator[dict]:

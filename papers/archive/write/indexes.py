@@ -22,8 +22,8 @@ missing, and the next import's IndexPlan sees that and builds them when it ends.
 
 On PostgreSQL the same tables' foreign keys wait too (`foreign_keys()`). Django makes
 them DEFERRABLE INITIALLY DEFERRED, so every row a batch inserted queued a check that
-ran at COMMIT, one index probe of the referenced table per row: a tenth of the server's
-time in a full import (~100 s of COMMIT in 914 s, bench/README.md). Added back at the
+ran at COMMIT, one index probe of the referenced table per row: about a tenth of the
+server's time in a full import. Added back at the
 end, each is checked by one join over the whole table. The import writes a row only
 with the row it references (in the same batch or before), so the check finds nothing;
 rows left pointing at nothing by a paper deleted while the keys were away (which the

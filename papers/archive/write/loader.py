@@ -122,8 +122,8 @@ class KnownSlugs:
     import began (when they were few) and every slug the import has inserted since. A
     slug it has never seen is not in the table, so a batch's new papers are inserted
     without first being looked up by slug. In an import into an empty database that is
-    the whole papers file: a query per 900 papers, which took ~7 s of a full SQLite
-    import's writer and ~11 s of PostgreSQL's (py-spy). It can only err the other way: a
+    the whole papers file: a query per 900 papers, several seconds of a full import's
+    writer. It can only err the other way: a
     slug it wrongly takes for known is looked up, as every slug is without it. 2 MiB, two
     bits a slug: at 576,000 slugs about 0.5% are looked up needlessly, at 2 million 4.5%.
 
@@ -164,8 +164,8 @@ class KnownSlugs:
 
 class IdSet:
     """A set of row ids as a bitmap, iterated in ascending order. The papers an import
-    touches are up to every paper it reads: 576,000 of them took ~33 MB as a set of ints,
-    and take 72 KB here (ids are dense: one bit per id up to the largest)."""
+    touches are up to every paper it reads: the full archive's would take tens of MB as a
+    set of ints, and take under 100 KB here (ids are dense: one bit per id up to the largest)."""
 
     def __init__(self) -> None:
         self.bits = bytearray()

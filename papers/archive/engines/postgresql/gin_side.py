@@ -1,8 +1,8 @@
 """PostgreSQL: build the full-text GIN index beside the import's last files.
 
 An import into an empty database builds the papers' GIN index once, when it ends
-(papers.search.index.defer()): 57-76 s with nothing else running and one core idle
-(bench/README.md). Once the import has written the papers (the files still to come
+(papers.search.index.defer()): about a minute for the full archive, with one core
+idle. Once the import has written the papers (the files still to come
 write code links, methods, datasets or leaderboards), `GinBeside` builds the index on a
 second connection while the writer goes on with them. Those files read papers (which
 the build allows) and write few: a stub for a link's paper that the papers file lacked,
@@ -11,8 +11,8 @@ the papers table did while the import built the index at its end; so does the
 importer's own end (the foreign keys, whose locks conflict with the build's).
 
 CREATE INDEX CONCURRENTLY would let those writes through, but it scans the table twice
-and checks the index against it: 95 s against 57 s for the plain build of the full
-archive's index on one machine, more than it could overlap with the links file (~37 s).
+and checks the index against it: over half as long again as the plain build, more
+than it could overlap with the links file.
 
 The build is one transaction: if it fails, or the import is killed or stops early
 (`cancel()`), no index is left, papers.search.index.deferred() still says so and the

@@ -2,9 +2,9 @@
 
 A paper's row carries its code-link count, whether any link is official and its links
 by framework (the listings sort and filter by them; search counts facets from them). An
-import of papers then links inserted every paper with no links and, at its end,
-`refresh_counts()` rewrote the row of each paper that had some: 248,703 of 576,000 at
-full scale, 32 s of PostgreSQL's time in a 414 s import (bench/README.md), each update a
+import of papers then links inserts every paper with no links and, at its end,
+`refresh_counts()` would rewrite the row of each paper that has some (over 40% of the
+archive's papers), each update a
 copy of a 3.5 KB row with its abstract and search vector; and on PostgreSQL those writes
 would wait for the GIN index built beside the import's last files (gin_side) and then
 maintain it. So an import into a PostgreSQL database with no papers first has a forked

@@ -59,7 +59,7 @@ class PostgresBulkSession(BulkSession):
     def begin(self, paths: list[Path], kind: str | None, workers: int, papers: int) -> None:
         # The counts ahead spare the end a rewrite of every linked paper's row, which
         # would also wait for the GIN index built beside (and then maintain it). On
-        # SQLite that rewrite costs less than the counting (bench/README.md).
+        # SQLite that rewrite costs less than the counting, so it is PostgreSQL's alone.
         if workers and not self.dry_run and not papers:
             self.loader.link_counts = LinkCounts(paths, kind)
         super().begin(paths, kind, workers, papers)

@@ -4,10 +4,9 @@ An import into an empty database fills tables from nothing, and nothing analyzes
 on the way (autovacuum may be off, and when on it runs a minute behind and only after
 commits). Without statistics the planner takes `paper_id IN (…900 ids…)` as matching
 most of the table, so the reads that compare a batch with what is stored (author, task
-and method lists, code links) became a sequential scan of the table per batch. At 576k
-papers that made a re-import of unchanged files slower than the first import (453.6 s
-against 366.9 s, bench/README.md): papers_paperauthor's 2.6M rows scanned for every
-900 papers.
+and method lists, code links) become a sequential scan of the table per batch: at
+archive scale a re-import of unchanged files would be slower than the first import,
+scanning papers_paperauthor's millions of rows for every 900 papers.
 
 `Statistics` analyzes a table while an import grows it, each time it has doubled since
 its statistics were taken (from MIN_PAGES on: a seq scan of a small table is cheap).

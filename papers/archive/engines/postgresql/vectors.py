@@ -2,8 +2,8 @@
 
 The papers table's trigger computes each paper's search vector (`to_tsvector` of title,
 abstract and authors, migration 0007) in the backend of the connection that inserts it,
-and while it does the writer waits: in a full import ~130 s of the ~730 s (bench/
-README.md). `ahead()` runs the stream of parsed records through a thread that holds its
+and while it does the writer waits (a sixth or so of a full import without this).
+`ahead()` runs the stream of parsed records through a thread that holds its
 own connection: for each chunk of papers it asks that connection for the vectors of the
 text the writer is about to insert (`papers_search_vector()`, the trigger's own
 function) and hands the chunk on with them, so the server computes batch N+1's vectors
@@ -37,9 +37,8 @@ CHUNK = 500  # papers per round trip to the second connection
 QUEUE_CHUNKS = 8  # how far (in chunks) the thread may read ahead of the writer
 # The texts go as binary text[] parameters bound by the server (%b, a plain psycopg
 # cursor), not as array literals that Django's client-side binding quotes into the SQL:
-# 5,000 papers' texts took 0.04 s of this process's CPU against 0.16 s, and the server
-# skips parsing the literals (1.27 s against 1.57 s a round of 5,000). This thread holds
-# the GIL while it quotes, so the writer's Python paid for the quoting too.
+# a quarter of this process's CPU, and the server skips parsing the literals. This
+# thread holds the GIL while it quotes, so the writer's Python would pay for it too.
 VECTORS_SQL = (
     "SELECT papers_search_vector(t, a, n)::text "
     "FROM unnest(%b::text[], %b::text[], %b::text[]) WITH ORDINALITY AS u(t, a, n, i) "

@@ -2,7 +2,7 @@
 
 A bulk import defers the FTS5 index (papers.search.index.defer) and builds it when it
 ends. Rebuilding it there tokenizes every paper on the writer's core while the other
-core idles (68 s of a 351 s full-archive import). `SideIndex` has a spawned helper
+core idles (about a fifth of a full-archive import). `SideIndex` has a spawned helper
 build the same index meanwhile, in a scratch database beside the main one: after each
 commit the writer sends it the ids of the papers the commit inserted or changed; the
 helper reads those rows (WAL lets it read while the writer writes) and indexes them in
@@ -219,8 +219,8 @@ class _Helper:
         side.execute("PRAGMA journal_mode = OFF")  # scratch: a crash discards it
         side.execute("PRAGMA synchronous = OFF")
         side.execute(ddl)
-        # Merge segments 8 at a time, not 4: ~20% less CPU for the helper at 100k papers,
-        # searches as fast (measured). The setting stays in the scratch table: the main
+        # Merge segments 8 at a time, not 4: less CPU for the helper (about a fifth), and
+        # searches as fast. The setting stays in the scratch table: the main
         # table's own, copied with nothing else, governs its later writes.
         side.execute(f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rank) VALUES ('automerge', 8)")
         # FTS5 writes a new segment whenever its pending terms pass `hashsize` (1 MB by

@@ -24,8 +24,8 @@ class SQLiteBulkSession(BulkSession):
         # A bigger page cache for this connection: an archive import walks B-trees (slug,
         # author and FTS indexes) far larger than SQLite's 2 MB default. And fewer WAL
         # checkpoints: each copies every page the batches since the last one changed
-        # into the database (the default, every 4 MB of WAL, was after every batch), so
-        # a page that each batch changes was written twice a batch.
+        # into the database, and the default (every 4 MB of WAL) would come after every
+        # batch, writing a page that each batch changes twice a batch.
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
             cursor.execute(f"PRAGMA wal_autocheckpoint = {IMPORT_CHECKPOINT_PAGES}")
