@@ -181,3 +181,28 @@ def test_an_import_checkpoints_rarely_and_gives_the_connection_back_as_it_was(
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA wal_autocheckpoint")
         assert cursor.fetchone()[0] == 1000  # SQLite's default
+
+
+def _planner_statistics() -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'")
+        if cursor.fetchone() is None:
+            return set()
+        cursor.execute("SELECT DISTINCT tbl FROM sqlite_stat1")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_that_grows_the_archive_leaves_the_planner_its_statistics(tmp_path):
+    """Search at archive scale reads its matches about twice as fast with the planner's
+    statistics: an import that grew the papers table by more than a tenth analyzes; one
+    that changes a few papers of a large table leaves the statistics as they were."""
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS sqlite_stat1")
+    assert run_import(write(tmp_path / "papers.json", PAPERS))[0] == 0
+    assert "papers_paper" in _planner_statistics()
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE sqlite_stat1")
+    changed = [{**PAPERS[0], "title": "A new title"}]
+    assert run_import(write(tmp_path / "again.json", changed))[0] == 0
+    assert _planner_statistics() == set()
