@@ -63,3 +63,22 @@ def sideways_overflow(page) -> int:
         "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
         " - document.documentElement.clientWidth"
     )
+
+
+def page_faults(browser, site: str, urls, viewport: dict) -> tuple[dict[str, list[str]], list]:
+    """Each page's axe violations (and, at phone width, its sideways scroll), by URL, and
+    the console errors that name the Content Security Policy, over one browser context."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    faults = {}
+    for url in urls:
+        page.goto(f"{site}{url}")
+        found = axe_violations(page)
+        if viewport is PHONE and (overflow := sideways_overflow(page)):
+            found.append(f"scrolls sideways by {overflow}px")
+        if found:
+            faults[url] = found
+    context.close()
+    return faults, [e for e in errors if "Content Security Policy" in e]

@@ -11,7 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 from papers.models import Paper, refresh_browse_counts
-from tests.browser import DESKTOP, PHONE, axe_violations, require_chromium, sideways_overflow
+from tests.browser import (
+    DESKTOP,
+    PHONE,
+    page_faults,
+    require_chromium,
+)
 from tests.test_browse import World
 from tests.test_execution_facts import ODD, give_report
 
@@ -121,18 +126,6 @@ PAGES = [
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_changed_pages_pass_axe_and_fit_a_phone(browser, site, viewport):
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
-    errors = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    faults = {}
-    for url in PAGES:
-        page.goto(f"{site}{url}")
-        found = axe_violations(page)
-        if viewport is PHONE and (overflow := sideways_overflow(page)):
-            found.append(f"scrolls sideways by {overflow}px")
-        if found:
-            faults[url] = found
-    context.close()
+    faults, csp_errors = page_faults(browser, site, PAGES, viewport)
     assert not faults
-    assert not [e for e in errors if "Content Security Policy" in e]
+    assert not csp_errors
