@@ -86,6 +86,17 @@ def browser_type_launch_args():
     return LAUNCH_ARGS
 
 
+@pytest.fixture(params=[True, False], ids=["js", "no-js"])
+def page_js(request, browser):
+    """A page with JavaScript on, then off: a flow must work both ways
+    (`page.js` says which)."""
+    context = browser.new_context(java_script_enabled=request.param)
+    page = context.new_page()
+    page.js = request.param
+    yield page
+    context.close()
+
+
 def realdata(path: str) -> Path:
     """A file under ../shared/realdata; the test is skipped where the folder is absent
     (a fresh clone), but never in CI, where shared/ is always laid beside the checkout."""

@@ -29,15 +29,6 @@ def site(live_server):
     return live_server.url
 
 
-@pytest.fixture(params=[True, False], ids=["js", "no-js"])
-def page_js(request, browser):
-    context = browser.new_context(java_script_enabled=request.param)
-    page = context.new_page()
-    page.js = request.param
-    yield page
-    context.close()
-
-
 def test_typing_in_the_sota_filter_narrows_the_tasks(page_js, site):
     page = page_js
     page.goto(f"{site}/sota")

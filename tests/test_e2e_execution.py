@@ -54,15 +54,6 @@ def site(live_server):
     return live_server.url
 
 
-@pytest.fixture(params=[True, False], ids=["js", "no-js"])
-def page_js(request, browser):
-    context = browser.new_context(java_script_enabled=request.param)
-    page = context.new_page()
-    page.js = request.param
-    yield page
-    context.close()
-
-
 def test_the_board_filter_keeps_rows_and_their_ranks(page_js, site):
     page = page_js
     page.goto(f"{site}{BOARD}")
