@@ -72,7 +72,9 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
     search reads with the paper anyway: ~0.3 µs a match. Where a rare value should
     lead the plan instead, the search may also check the related rows' (paper, value)
     index (paper_id_sets())."""
-    if filters.get("has_code"):
+    # A framework is a code link's: saying so lets a search walk only the papers with
+    # code (PostgreSQL's papers_paper_code_search_gist); it drops no paper.
+    if filters.get("has_code") or _values(filters.get("frameworks")):
         papers = papers.filter(code_link_count__gt=0)
     if filters.get("official"):
         papers = papers.filter(has_official_code=True)

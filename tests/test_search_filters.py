@@ -151,7 +151,7 @@ def test_above_the_count_cap_the_window_is_the_first_filtered_matches_by_id(
 
 
 def test_postgres_reads_a_common_words_matches_in_id_order_from_the_gist_index(archive):
-    """papers_paper_search_gist (migration 0009) can give the window's matches in its
+    """papers_paper_search_gist (migration 0012) can give the window's matches in its
     order, so the planner need not read every row on the way; the window must stay
     ordered the way the index orders them."""
     if connection.vendor != "postgresql":
@@ -167,6 +167,25 @@ def test_postgres_reads_a_common_words_matches_in_id_order_from_the_gist_index(a
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "papers_paper_search_gist" in plan and "Sort" not in plan
+
+
+def test_postgres_walks_only_papers_with_code_when_the_filters_ask_for_code(archive):
+    """A has-code or framework filter walks the GiST index of the visible papers with
+    code (migration 0014): no row of a paper without code is read only to be dropped."""
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL index")
+    from papers.search.backends import backend_for
+    from papers.search.query import parse
+
+    for filters in ({"has_code": True}, {"framework": "pytorch"}):
+        base = filter_papers(Paper.objects.visible(), cleaned(filters))
+        sql, params = backend_for(parse("graph "), base)._window(10)
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("SET LOCAL enable_bitmapscan = off")
+            cursor.execute(f"EXPLAIN {sql}", params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        assert "papers_paper_code_search_gist" in plan and "Sort" not in plan, filters
 
 
 def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archive):

@@ -310,7 +310,7 @@ class SQLiteBackend(Backend):
         return text[: last.end()] if last else text
 
 
-# The search vector as papers_paper_search_gist indexes it (migration 0009): the same
+# The search vector as papers_paper_search_gist indexes it (migration 0012): the same
 # vector, under an expression only that index answers, so that the planner never takes
 # the GiST index for a search the GIN index answers (a rare word's), nor the reverse.
 WALKED_VECTOR = """COALESCE("papers_paper"."search_vector", ''::tsvector)"""
@@ -346,16 +346,20 @@ class PostgresBackend(Backend):
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
         """The first `limit` matches by id, found one of two ways, whichever suits the
         query: PostgreSQL's estimate of its matches decides, at run time, which of the
-        two parts of the UNION runs (papers_search_in_id_order(), migration 0009).
+        two parts of the UNION runs (papers_search_in_id_order(), migration 0012).
 
         A query with many matches walks papers_paper_search_gist in id order: the
         index holds each paper's hashed lexemes, so only the rows that hold every word
         are read (three common words: ~11,300 rows, where the primary key's walk read
-        ~52,600). One with few matches (or a prefix, which the GiST index cannot check)
-        has the GIN index find them all, and sorts them: walked, its window would read
-        the whole GiST index. Left to choose between the two indexes, the planner takes
-        the walk for a word in 2,300 papers (465 ms against ~7 ms): it cannot know that
-        a lossy index checks every entry.
+        ~52,600). Limited to papers with code (has-code or framework filter), it walks
+        papers_paper_code_search_gist, the same index over those papers alone, and
+        reads no paper without code (migration 0014).
+
+        One with few matches (or a prefix, which the GiST index cannot check) has the
+        GIN index find them all, and sorts them: walked, its window would read the
+        whole GiST index. Left to choose between the two indexes, the planner takes the
+        walk for a word in 2,300 papers (465 ms against ~7 ms): it cannot know that a
+        lossy index checks every entry.
 
         Without an order the window would be whichever matches a scan met first, and a
         sequential scan of a large table starts where the last one left off

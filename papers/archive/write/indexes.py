@@ -57,11 +57,17 @@ POSTGRES_DEFINITIONS = {
     ),
 }
 # PostgreSQL indexes no model declares (their kind exists on PostgreSQL alone), as their
-# migrations made them: search's matches in id order (migration 0009).
+# migrations made them: search's matches in id order (migration 0012), and those of the
+# visible papers with code alone (0014).
 POSTGRES_ONLY = {
     "papers_paper_search_gist": (
         "CREATE INDEX papers_paper_search_gist ON papers_paper "
         "USING gist (id, COALESCE(search_vector, ''::tsvector))"
+    ),
+    "papers_paper_code_search_gist": (
+        "CREATE INDEX papers_paper_code_search_gist ON papers_paper "
+        "USING gist (id, COALESCE(search_vector, ''::tsvector)) "
+        "WHERE code_link_count > 0 AND NOT hidden"
     ),
 }
 
