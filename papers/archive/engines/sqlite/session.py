@@ -43,14 +43,6 @@ class SQLiteBulkSession(BulkSession):
         self.papers_at_start = papers
         super().begin(paths, kind, workers, papers)
 
-    def before_finish(self) -> None:
-        """The last steps count the papers' links by record in grouped queries, and each
-        GROUP BY sorts in memory up to the page cache's size, beside the cache itself:
-        with the import's 128 MB the writer peaked ~100 MB higher. They read little
-        that a big cache would keep: shrink it, as the index builds after them do."""
-        with connection.cursor() as cursor:
-            cursor.execute(f"PRAGMA cache_size = -{bulk_indexes.SQLITE_BUILD_CACHE_KIB}")
-
     def finish(self) -> None:
         """Build what was deferred; then, after an import that grew the archive, refresh the
         planner's statistics. Without them SQLite picks search plans from its indexes'
