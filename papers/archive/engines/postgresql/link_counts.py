@@ -27,6 +27,7 @@ on average without it, 240.0 s with it), so SQLite imports do without.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import time
@@ -163,21 +164,19 @@ def _count(paths: list[Path], kind: str | None, channel, parent: int) -> None:
                     )
         except Exception:
             pass  # what was read of a broken file is still a forecast
-    links: Counter[str] = Counter()
-    with_official: set[str] = set()
-    frameworks: dict[str, Counter[str]] = {}
-    for (slug, _), (is_official, framework) in last.items():
-        links[slug] += 1
-        if is_official:
-            with_official.add(slug)
-        if framework:
-            frameworks.setdefault(slug, Counter())[framework] += 1
-    del last
+    # Paper by paper, in slug order: a Counter of frameworks for every paper with code
+    # at once held ~100 MB more at archive scale than the packed counts themselves.
     shapes: dict[tuple, int] = {(): 0}
     counts = {}
-    for slug, n in links.items():
-        shape = tuple(sorted(frameworks.get(slug, {}).items()))
-        index = shapes.setdefault(shape, len(shapes))
-        counts[slug] = pack(n, slug in with_official, index)
+    for slug, group in itertools.groupby(sorted(last.items()), key=lambda item: item[0][0]):
+        n, official, frameworks = 0, False, Counter()
+        for _, (is_official, framework) in group:
+            n += 1
+            official = official or is_official
+            if framework:
+                frameworks[framework] += 1
+        index = shapes.setdefault(tuple(sorted(frameworks.items())), len(shapes))
+        counts[slug] = pack(n, official, index)
+    del last
     channel.send(("counts", (counts, [dict(shape) for shape in shapes])))
     channel.close()
