@@ -70,8 +70,9 @@ class CuratedQuerySet(models.QuerySet):
             values = [fresh[f] for f in fields]
             if values != stored:
                 changed.append((*values, pk))
-        # Plain UPDATEs: bulk_update's CASE expressions, over the ~13,000 records of a
-        # full archive, took ~20 s and ~100 MB at the end of an import.
+        # Plain UPDATEs: bulk_update builds a CASE expression per record and field, which
+        # for every task, method and dataset of an archive costs more time and memory
+        # at the end of an import than the queries above.
         return update_rows(model, fields, changed)
 
 

@@ -164,8 +164,8 @@ def _count(paths: list[Path], kind: str | None, channel, parent: int) -> None:
                     )
         except Exception:
             pass  # what was read of a broken file is still a forecast
-    # Paper by paper, in slug order: a Counter of frameworks for every paper with code
-    # at once held ~100 MB more at archive scale than the packed counts themselves.
+    # Paper by paper, in slug order: a Counter of frameworks for every paper with code,
+    # all held at once, would outweigh the packed counts many times over.
     shapes: dict[tuple, int] = {(): 0}
     counts = {}
     for slug, group in itertools.groupby(sorted(last.items()), key=lambda item: item[0][0]):
