@@ -1,6 +1,6 @@
 """The content version: one number that every cached page and every ETag depends on.
 
-Every import (papers.archive.importer) and every admin save or delete (papers.signals)
+Every import (papers.archive.importer) and every admin write (PageCacheMiddleware)
 bumps it, which makes every page cached before the change unreachable at once: nothing
 has to know which pages a change touched. The version is a timestamp in milliseconds,
 so it only ever moves forward, even when the cache loses it (it comes back as "now"),

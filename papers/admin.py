@@ -48,6 +48,7 @@ from papers.models import (
     linked_records,
     refresh_browse_counts_of_papers,
 )
+from papers.rankings import refresh_boards
 from papers.vocabularies import ReachStatus, label_for
 
 RECORD_READONLY = ("edited_at", "created_at", "updated_at")
@@ -824,6 +825,10 @@ class LeaderboardAdmin(RecordAdmin):
         super().save_model(request, obj, form, change)
         self._boards_moved([(obj.task_id, obj.dataset_id)], form if change else None)
 
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        refresh_boards({form.instance.pk})  # after its metrics and rows (the inlines)
+
     def delete_model(self, request, obj):
         boards = [(obj.task_id, obj.dataset_id)]
         super().delete_model(request, obj)
@@ -835,8 +840,27 @@ class LeaderboardAdmin(RecordAdmin):
         self._boards_moved(boards)
 
 
+class BoardPartAdmin(admin.ModelAdmin):
+    """For a board's metrics and rows: after staff save or delete some, refresh the
+    rankings of their boards (and of the board one was moved from)."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        refresh_boards({obj.leaderboard_id, form.initial.get("leaderboard")})
+
+    def delete_model(self, request, obj):
+        board = obj.leaderboard_id
+        super().delete_model(request, obj)
+        refresh_boards({board})
+
+    def delete_queryset(self, request, queryset):
+        boards = set(queryset.values_list("leaderboard_id", flat=True))
+        super().delete_queryset(request, queryset)
+        refresh_boards(boards)
+
+
 @admin.register(LeaderboardMetric)
-class LeaderboardMetricAdmin(CheckedInitialAdmin):
+class LeaderboardMetricAdmin(BoardPartAdmin, CheckedInitialAdmin):
     list_display = ("name", "leaderboard", "position", "lower_is_better", "is_lower_better")
     list_select_related = ("leaderboard__task", "leaderboard__dataset")
     list_filter = ("lower_is_better",)
@@ -850,7 +874,7 @@ class LeaderboardMetricAdmin(CheckedInitialAdmin):
 
 
 @admin.register(LeaderboardRow)
-class LeaderboardRowAdmin(RecordAdmin):
+class LeaderboardRowAdmin(BoardPartAdmin, RecordAdmin):
     list_display = ("model_name", "leaderboard", "paper", "position")
     list_select_related = ("leaderboard__task", "leaderboard__dataset", "paper")
     list_filter = ("uses_additional_data", "edited_in_admin")

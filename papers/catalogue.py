@@ -29,7 +29,7 @@ from django.db.models.functions import Cast
 from django.utils.text import slugify
 
 from codewithpapers.cache import by_version
-from papers import charts
+from papers import charts, rankings
 from papers.api.shapes import metric_ids, split_evaluation_id
 from papers.models import (
     NEWEST_FIRST,
@@ -41,6 +41,7 @@ from papers.models import (
     Task,
     TaskEdge,
 )
+from papers.rankings import BoardExecution, Ranking, rank_entries
 from papers.vocabularies import STATUS_CLAIM
 
 BOARD_SEPARATOR = "-on-"
@@ -398,43 +399,6 @@ ROW_FILTERS = {
 
 
 @dataclass
-class BoardExecution:
-    """What the execution reports say about a board's rows: the rows whose paper (shown,
-    not hidden) has a report, those of them with a sample that ran (a status starting
-    "ran"), and the claim sentences of those reports as the records word them."""
-
-    reported: set[int]
-    ran: set[int]
-    claims: list[str]
-
-    def keeps(self, row_filter: str, pk: int) -> bool:
-        if row_filter == "report":
-            return pk in self.reported
-        if row_filter == "ran":
-            return pk in self.ran
-        return True
-
-
-def _board_execution(board: Leaderboard) -> BoardExecution:
-    """One query over the board's rows whose paper has a report, reading each paper's own
-    samples by status (Paper.sample_statuses)."""
-    reported, ran, claims = set(), set(), {}
-    rows = (
-        board.rows.filter(paper__has_report=True, paper__hidden=False)
-        .order_by()
-        .values_list("id", "paper__sample_statuses", "paper__report_claim")
-    )
-    for pk, statuses, claim in rows:
-        reported.add(pk)
-        if any(n and str(status).startswith("ran") for status, n in (statuses or {}).items()):
-            ran.add(pk)
-        if claim:
-            claims[claim] = claims.get(claim, 0) + 1
-    ordered = sorted(claims, key=lambda claim: -claims[claim])
-    return BoardExecution(reported, ran, ordered[:3])
-
-
-@dataclass
 class BoardView:
     board: Leaderboard
     metrics: list[LeaderboardMetric]
@@ -483,85 +447,43 @@ def _number(value) -> float | None:
         return None
 
 
-def rank_entries(
-    entries: list[tuple[int, int, float | None]], lower_is_better: bool
-) -> list[tuple[int, int | None]]:
-    """(id, rank) of (id, position, value) entries, best first: `ranked_rows`' order and
-    ranks (equal values share a rank; rows without a value last, unranked, in archive
-    order), on plain tuples for boards of thousands of rows."""
-    sign = 1 if lower_is_better else -1
-    scored = sorted(
-        (sign * value, position, pk) for pk, position, value in entries if value is not None
-    )
-    out: list[tuple[int, int | None]] = []
-    previous, rank = None, 0
-    for index, (signed, _, pk) in enumerate(scored, 1):
-        if signed != previous:
-            rank, previous = index, signed
-        out.append((pk, rank))
-    unscored = sorted((position, pk) for pk, position, value in entries if value is None)
-    out.extend((pk, None) for _, pk in unscored)
-    return out
+def _facts_of_board(
+    board: Leaderboard,
+    metrics: list[LeaderboardMetric],
+    chosen: LeaderboardMetric | None,
+    fresh: bool = False,
+) -> tuple[Ranking | None, charts.ProgressChart | None, BoardExecution]:
+    """The ranking by `chosen` (None without a metric) and its chart, and the board's
+    execution facts: those kept (two primary-key reads), else worked out from the rows
+    (kept per content version), or, when `fresh`, worked out now."""
+    if not fresh:
+        kept, execution = rankings.kept_facts(board, chosen)
+        if execution is not None and (chosen is None or kept is not None):
+            ranking, chart = kept if kept is not None else (None, None)
+            return ranking, chart, execution
+        facts = by_version(
+            f"board.{board.id}.facts", functools.partial(rankings.board_facts, board, metrics)
+        )
+    else:
+        facts = rankings.board_facts(board, metrics)
+    ranking, chart = facts.rankings[chosen.id] if chosen is not None else (None, None)
+    return ranking, chart, facts.execution
 
 
-def _ranking(
-    board: Leaderboard, metric: LeaderboardMetric
-) -> tuple[list[tuple[int, int | None]], charts.ProgressChart | None]:
-    """Every row's (id, rank) by `metric`, best first, and the progress chart of them
-    without labels or links: two queries reading ids, one number and dates only, since a
-    board may hold thousands of rows (their JSON decoded, or their papers joined, would
-    cost more than the rest of the page)."""
-    expression, whole = _metric_value(metric.name)
-    rows = list(
-        board.rows.order_by()
-        .annotate(value=expression)
-        .values_list("id", "position", "value", "paper_date", "paper_id")
-    )
-    # A row without a date of its own takes its paper's publication date.
-    published = dict(
-        Paper.objects.filter(id__in=board.rows.filter(paper_date="").values("paper_id"))
-        .order_by()
-        .values_list("id", "published")
-    )
-    entries, dated = [], []
-    for pk, position, value, given, paper_id in rows:
-        value = _read_number(value, metric.name, whole)
-        entries.append((pk, position, value))
-        if value is not None:
-            dated.append((charts.parse_date(given) or published.get(paper_id), value, pk))
-    chart = charts.progress_chart_of(dated, metric.name, metric.is_lower_better)
-    return rank_entries(entries, metric.is_lower_better), chart
-
-
-def board_view(
-    board: Leaderboard, metric_id: str = "", number: int = 1, row_filter: str = ""
-) -> BoardView | None:
-    """One page of the board's rows ranked by the chosen metric (the first by default),
-    and the progress chart of all of them; None when `metric_id` names no metric of the
-    board. `row_filter` (a key of ROW_FILTERS) keeps only the rows whose paper's code has
-    a report, or a sample that ran; the rows kept keep their ranks on the whole board.
-    Five queries whatever the board's size: its metrics, every row's rank and the chart
-    (`_ranking`), the rows' execution facts (`_board_execution`; both kept per content
-    version: the same for every reader until an import or an admin edit), then the
-    details of the rows shown and the records."""
-    metrics = list(board.metrics.order_by("position", "id"))
-    ids = metric_ids(metrics)
-    if metric_id and metric_id not in ids:
-        return None
-    chosen = metrics[ids.index(metric_id) if metric_id else 0] if metrics else None
-    chosen_id = ids[metrics.index(chosen)] if chosen else ""
-    if chosen is None:  # no metric: the rows in the archive's order, unranked
+def _board_page(
+    board: Leaderboard,
+    chosen: LeaderboardMetric | None,
+    facts: tuple[Ranking | None, charts.ProgressChart | None, BoardExecution],
+    number: int,
+    row_filter: str,
+) -> tuple[PageOf, int] | None:
+    """The page of ranked rows (details read in one query) and the rows on the board;
+    None when a row the ranking names is gone (deleted since the ranking was made)."""
+    ranking, chart, execution = facts
+    if ranking is None:  # no metric: the rows in the archive's order, unranked
         ranking = [
             (pk, None) for pk in board.rows.order_by("position", "id").values_list("id", flat=True)
         ]
-        chart = None
-    else:
-        ranking, chart = by_version(
-            f"board.{board.id}.{chosen_id}", functools.partial(_ranking, board, chosen)
-        )
-    execution = by_version(
-        f"board.{board.id}.execution", functools.partial(_board_execution, board)
-    )
     all_rows = len(ranking)
     if row_filter:
         ranking = [(pk, rank) for pk, rank in ranking if execution.keeps(row_filter, pk)]
@@ -571,6 +493,8 @@ def board_view(
     wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
     details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
     found = {row.id: row for row in details}
+    if len(found) < len(wanted):
+        return None
     if chart is not None:
         chart.attach(
             {
@@ -589,15 +513,40 @@ def board_view(
         row = found[pk]
         row.rank = rank
         rows.append(row)
+    return PageOf(rows, len(ranking), number, BOARD_PAGE), all_rows
+
+
+def board_view(
+    board: Leaderboard, metric_id: str = "", number: int = 1, row_filter: str = ""
+) -> BoardView | None:
+    """One page of the board's rows ranked by the chosen metric (the first by default),
+    and the progress chart of all of them; None when `metric_id` names no metric of the
+    board. `row_filter` (a key of ROW_FILTERS) keeps only the rows whose paper's code has
+    a report, or a sample that ran; the rows kept keep their ranks on the whole board.
+    Four queries whatever the board's size: its metrics, the ranking and the execution
+    facts `papers.rankings` keeps, and the details of the rows shown and the records
+    (one more, the rows themselves, where nothing is kept: see `_facts_of_board`)."""
+    metrics = list(board.metrics.order_by("position", "id"))
+    ids = metric_ids(metrics)
+    if metric_id and metric_id not in ids:
+        return None
+    chosen = metrics[ids.index(metric_id) if metric_id else 0] if metrics else None
+    chosen_id = ids[metrics.index(chosen)] if chosen else ""
+    facts = _facts_of_board(board, metrics, chosen)
+    shown = _board_page(board, chosen, facts, number, row_filter)
+    if shown is None:  # rows deleted since the facts were made (an import is running)
+        facts = _facts_of_board(board, metrics, chosen, fresh=True)
+        shown = _board_page(board, chosen, facts, number, row_filter)
+    page, all_rows = shown
     return BoardView(
         board=board,
         metrics=metrics,
         metric_ids=ids,
         metric=chosen,
         metric_id=chosen_id,
-        page=PageOf(rows, len(ranking), number, BOARD_PAGE),
-        chart=chart,
-        execution=execution,
+        page=page,
+        chart=facts[1],
+        execution=facts[2],
         row_filter=row_filter,
         all_rows=all_rows,
     )

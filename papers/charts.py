@@ -99,6 +99,45 @@ class ProgressChart:
                 result.label, result.value_text, result.href = details[result.key]
         _place_labels(self.records, self.left, self.right, self.top)
 
+    def to_json(self) -> dict:
+        """The chart as JSON, without what `attach()` adds (labels, value texts, links:
+        they follow the rows, which an edit may change without moving a point)."""
+        return {
+            "metric": self.metric,
+            "lower_is_better": self.lower_is_better,
+            # x, y, the result's day (ordinal), value and key, and whether a record
+            "points": [
+                [p.x, p.y, p.result.date.toordinal(), p.result.value, p.result.key, p.record]
+                for p in self.points
+            ],
+            "step_path": self.step_path,
+            "x_ticks": [[t.position, t.text] for t in self.x_ticks],
+            "y_ticks": [[t.position, t.text] for t in self.y_ticks],
+            "undated": self.undated,
+            "count": self.count,
+            "dots_path": self.dots_path,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> ProgressChart:
+        """The chart `to_json()` gave, ready for `attach()`."""
+        points = [
+            Point(x, y, Result(dt.date.fromordinal(day), value, key=key), record)
+            for x, y, day, value, key, record in data["points"]
+        ]
+        return cls(
+            metric=data["metric"],
+            lower_is_better=data["lower_is_better"],
+            points=points,
+            records=[p for p in points if p.record],
+            step_path=data["step_path"],
+            x_ticks=[Tick(position, text) for position, text in data["x_ticks"]],
+            y_ticks=[Tick(position, text) for position, text in data["y_ticks"]],
+            undated=data["undated"],
+            count=data["count"],
+            dots_path=data["dots_path"],
+        )
+
     @property
     def summary(self) -> str:
         """What the chart shows, in a sentence (its <desc>)."""

@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from papers.admin import RecordAdmin
 from papers.models import (
+    KEPT_FACTS,
     Author,
     CodeLink,
     Leaderboard,
@@ -27,7 +28,7 @@ from papers.models import (
     Sample,
 )
 
-MODELS = list(apps.get_app_config("papers").get_models())
+MODELS = [m for m in apps.get_app_config("papers").get_models() if m not in KEPT_FACTS]
 MODEL_IDS = [model.__name__ for model in MODELS]
 
 

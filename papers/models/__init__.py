@@ -1,8 +1,10 @@
 from papers.models.base import Record
 from papers.models.leaderboards import (
     Leaderboard,
+    LeaderboardExecution,
     LeaderboardMetric,
     LeaderboardRow,
+    MetricRanking,
     infer_lower_is_better,
     parse_metric_value,
     ranked_rows,
@@ -36,17 +38,24 @@ from papers.models.taxonomy import (
     refresh_browse_counts_of_papers,
 )
 
+# What papers.rankings works out from the records and keeps for the pages: neither staff's
+# nor an archive's data (no admin, no natural keys, never exported).
+KEPT_FACTS = (MetricRanking, LeaderboardExecution)
+
 __all__ = [
+    "KEPT_FACTS",
     "NEWEST_FIRST",
     "Author",
     "CodeLink",
     "Collection",
     "Dataset",
     "Leaderboard",
+    "LeaderboardExecution",
     "LeaderboardMetric",
     "LeaderboardRow",
     "Method",
     "MethodCollection",
+    "MetricRanking",
     "Paper",
     "PaperAuthor",
     "PaperDataset",

@@ -287,3 +287,44 @@ def ranked_rows(
     for row in unscored:
         row.rank = None
     return scored + sorted(unscored, key=lambda r: (r.position, r.id or 0))
+
+
+# --- what the leaderboard page reads instead of every row ----------------------------------
+
+
+class MetricRanking(models.Model):
+    """A board's rows ranked by one of its metrics, and that metric's progress chart, as
+    `papers.rankings.refresh_boards()` worked them out from every row: the leaderboard
+    page reads this instead of thousands of rows. An edit of the board's rows or metrics,
+    or of a paper on it, deletes it (`papers.rankings`' signal handlers), so the page
+    ranks the rows itself until the refresh that follows: a ranking is never older than
+    the rows it ranks."""
+
+    metric = models.OneToOneField(
+        LeaderboardMetric, primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="+")
+    ranks = models.JSONField(default=list)  # [[row id, rank or null], …], best first
+    chart = models.JSONField(null=True)  # papers.charts.ProgressChart.to_json(), or null
+
+    class Meta:
+        indexes = [models.Index(fields=["leaderboard"], name="metricranking_board_idx")]
+
+    def __str__(self) -> str:
+        return f"ranking by metric {self.metric_id}"
+
+
+class LeaderboardExecution(models.Model):
+    """What the execution reports say of a board's rows (see MetricRanking for when it is
+    written and deleted): the rows whose shown paper has a report, those with a sample
+    that ran, and the reports' claim sentences, the most common first."""
+
+    leaderboard = models.OneToOneField(
+        Leaderboard, primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+    reported = models.JSONField(default=list)  # row ids
+    ran = models.JSONField(default=list)  # row ids
+    claims = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"execution facts of board {self.leaderboard_id}"

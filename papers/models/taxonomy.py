@@ -136,37 +136,54 @@ def _execution(links, key: str) -> dict[int, _Execution]:
 
 
 def refresh_browse_counts() -> int:
-    """Every task's, method's and dataset's counts (see CuratedQuerySet.refresh_counts):
-    what an import must call once its links and leaderboards are written."""
-    return sum(model.objects.refresh_counts() for model in (Task, Method, Dataset))
+    """Every task's, method's and dataset's counts (see CuratedQuerySet.refresh_counts),
+    then every leaderboard's rankings (papers.rankings.refresh_boards()): what an import
+    must call once its papers' counts, links and leaderboards are written."""
+    from papers.rankings import refresh_boards  # it reads these models
+
+    changed = sum(model.objects.refresh_counts() for model in (Task, Method, Dataset))
+    refresh_boards()
+    return changed
 
 
 def linked_records(paper_ids) -> dict[type, set[int]]:
-    """The ids of the tasks, methods and datasets these papers are linked to, by model:
-    one query a model."""
+    """The ids of the tasks, methods and datasets these papers are linked to, and of the
+    leaderboards with rows of theirs, by model: one query a model."""
+    from papers.models.leaderboards import Leaderboard, LeaderboardRow
+
     ids = sorted({pk for pk in paper_ids if pk is not None})
-    found: dict[type, set[int]] = {model: set() for model in (Task, Method, Dataset)}
+    found: dict[type, set[int]] = {model: set() for model in (Task, Method, Dataset, Leaderboard)}
     if not ids:
         return found
-    for model in found:
+    for model in (Task, Method, Dataset):
         link = model._meta.get_field("paper_links").related_model
         key = f"{model._meta.model_name}_id"
         rows = link.objects.filter(paper_id__in=ids).order_by().values_list(key, flat=True)
         found[model] = set(rows.distinct())
+    rows = LeaderboardRow.objects.filter(paper_id__in=ids).order_by()
+    found[Leaderboard] = set(rows.values_list("leaderboard_id", flat=True).distinct())
     return found
 
 
 def refresh_browse_counts_of_papers(paper_ids, also: dict | None = None) -> int:
     """After an edit of these papers, their links or their reports (once the papers' own
     counts are fresh): the counts of the tasks, methods and datasets they are linked to,
-    and of the records `also` names ({Task: {ids}, …}: those linked before the edit,
-    which it may have unlinked). The admin's one way to keep the browse counts true; an
-    import refreshes every record instead (refresh_browse_counts())."""
+    the rankings of the leaderboards they have rows on, and those of the records `also`
+    names ({Task: {ids}, Leaderboard: {ids}, …}: those linked before the edit, which it
+    may have unlinked). The admin's one way to keep the browse counts true; an import
+    refreshes every record instead (refresh_browse_counts())."""
+    from papers.models.leaderboards import Leaderboard
+    from papers.rankings import refresh_boards
+
     wanted = linked_records(paper_ids)
     changed = 0
     for model, ids in wanted.items():
         ids |= {pk for pk in (also or {}).get(model, ()) if pk is not None}
-        if ids:
+        if not ids:
+            continue
+        if model is Leaderboard:
+            refresh_boards(ids)
+        else:
             changed += model.objects.filter(id__in=sorted(ids)).refresh_counts()
     return changed
 

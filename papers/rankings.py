@@ -1,0 +1,288 @@
+"""Leaderboard rankings, worked out once per change instead of once per page.
+
+A board may hold thousands of rows. Ranking them by a metric, drawing the progress chart
+and finding the rows whose paper has an execution report means reading every row (and
+its paper), which costs more than the rest of the leaderboard page together. So
+`refresh_boards()` works them out in one pass over the rows and keeps them
+(`MetricRanking` per metric, `LeaderboardExecution` per board); the page reads those and
+the hundred rows it shows.
+
+Who refreshes: an import, at its end, every board (`refresh_browse_counts()`); the admin,
+after an edit, the boards it touched (`refresh_browse_counts_of_papers()` for edits of
+papers and their reports, the leaderboard admins for boards, metrics and rows).
+
+Never stale: any save or delete of a row, a metric or a paper on a board through the ORM
+deletes what was kept of that board (the signal handlers below), so until the next
+refresh the page ranks the rows itself, through `board_facts()`, the same code the
+refresh runs. Bulk writes bypass signals: the import refreshes every board it may have
+changed before it bumps the content version.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models.signals import post_delete, post_init, post_save, pre_delete
+from django.dispatch import receiver
+
+from papers import charts
+from papers.db import chunks
+from papers.models import (
+    Leaderboard,
+    LeaderboardExecution,
+    LeaderboardMetric,
+    LeaderboardRow,
+    MetricRanking,
+    Paper,
+)
+
+Ranking = list[tuple[int, int | None]]  # (row id, rank or None), best first
+
+
+def metric_number(value) -> float | None:
+    """A row's parsed value of a metric as `LeaderboardRow.metric_values` keeps it (a
+    number or null), read defensively: numeric text is its number; a boolean, a list, an
+    object or other text is no number (as the database's JSON text extraction gives it on
+    PostgreSQL, which the benchmarks tables and the paper page's ranks read)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def rank_entries(entries: list[tuple[int, int, float | None]], lower_is_better: bool) -> Ranking:
+    """(id, rank) of (id, position, value) entries, best first: `ranked_rows`' order and
+    ranks (equal values share a rank; rows without a value last, unranked, in archive
+    order), on plain tuples for boards of thousands of rows."""
+    sign = 1 if lower_is_better else -1
+    scored = sorted(
+        (sign * value, position, pk) for pk, position, value in entries if value is not None
+    )
+    out: Ranking = []
+    previous, rank = None, 0
+    for index, (signed, _, pk) in enumerate(scored, 1):
+        if signed != previous:
+            rank, previous = index, signed
+        out.append((pk, rank))
+    unscored = sorted((position, pk) for pk, position, value in entries if value is None)
+    out.extend((pk, None) for _, pk in unscored)
+    return out
+
+
+@dataclass
+class BoardExecution:
+    """What the execution reports say about a board's rows: the rows whose paper (shown,
+    not hidden) has a report, those of them with a sample that ran (a status starting
+    "ran"), and the claim sentences of those reports as the records word them."""
+
+    reported: set[int] = field(default_factory=set)
+    ran: set[int] = field(default_factory=set)
+    claims: list[str] = field(default_factory=list)
+
+    def keeps(self, row_filter: str, pk: int) -> bool:
+        if row_filter == "report":
+            return pk in self.reported
+        if row_filter == "ran":
+            return pk in self.ran
+        return True
+
+
+@dataclass
+class BoardFacts:
+    """A board's rankings (metric id → its ranking and progress chart) and execution."""
+
+    rankings: dict[int, tuple[Ranking, charts.ProgressChart | None]]
+    execution: BoardExecution
+
+
+CLAIMS_SHOWN = 3
+_ROW = (
+    "leaderboard_id", "id", "position", "metric_values", "paper_date", "paper__published",
+    "paper__hidden", "paper__has_report", "paper__sample_statuses", "paper__report_claim",
+)  # fmt: skip
+
+
+def _facts_of(metrics: list[LeaderboardMetric], rows: Iterable[tuple]) -> BoardFacts:
+    """One board's facts from its metrics and its rows (tuples of _ROW)."""
+    entries: list[list] = [[] for _ in metrics]
+    dated: list[list] = [[] for _ in metrics]
+    execution = BoardExecution()
+    claims: Counter[str] = Counter()
+    for _, pk, position, values, given, published, hidden, reported, statuses, claim in rows:
+        values = values if isinstance(values, dict) else {}
+        date = None
+        for index, metric in enumerate(metrics):
+            value = metric_number(values.get(metric.name))
+            entries[index].append((pk, position, value))
+            if value is not None:
+                if date is None:  # a row without a date of its own takes its paper's
+                    date = (charts.parse_date(given) if given else published) or False
+                dated[index].append((date or None, value, pk))
+        if reported and hidden is False:
+            execution.reported.add(pk)
+            if any(n and str(status).startswith("ran") for status, n in (statuses or {}).items()):
+                execution.ran.add(pk)
+            if claim:
+                claims[claim] += 1
+    execution.claims = sorted(claims, key=lambda claim: (-claims[claim], claim))[:CLAIMS_SHOWN]
+    rankings = {
+        metric.id: (
+            rank_entries(entries[index], metric.is_lower_better),
+            charts.progress_chart_of(dated[index], metric.name, metric.is_lower_better),
+        )
+        for index, metric in enumerate(metrics)
+    }
+    return BoardFacts(rankings, execution)
+
+
+def _facts(
+    board_ids: list[int], metrics: dict[int, list[LeaderboardMetric]]
+) -> Iterator[tuple[int, BoardFacts]]:
+    """(board id, facts) of these boards: one query over their rows with their papers,
+    streamed board by board."""
+    rows = (
+        LeaderboardRow.objects.filter(leaderboard_id__in=board_ids)
+        .order_by("leaderboard_id")
+        .values_list(*_ROW)
+    )
+    seen = set()
+    grouped = itertools.groupby(rows.iterator(chunk_size=5000), key=operator.itemgetter(0))
+    for board_id, group in grouped:
+        seen.add(board_id)
+        yield board_id, _facts_of(metrics.get(board_id, []), group)
+    for board_id in board_ids:
+        if board_id not in seen:
+            yield board_id, _facts_of(metrics.get(board_id, []), ())
+
+
+def board_facts(board: Leaderboard, metrics: list[LeaderboardMetric]) -> BoardFacts:
+    """The board's facts worked out from its rows now (one query), as refresh_boards()
+    works them out: for the page when none are kept."""
+    return next(_facts([board.id], {board.id: metrics}))[1]
+
+
+# --- kept facts ---------------------------------------------------------------------------
+
+SPAN = 500  # boards refreshed per transaction: their rows are held in memory together
+
+
+def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
+    """Work out and keep the rankings, charts and execution facts of these boards (every
+    board when None), replacing what was kept; how many boards. Each span of boards is
+    one transaction, so a reader sees a board's old facts or its new ones."""
+    if board_ids is None:
+        ids = list(Leaderboard.objects.order_by("id").values_list("id", flat=True))
+    else:
+        wanted = sorted({pk for pk in board_ids if pk is not None})
+        ids = []
+        for part in chunks(wanted):
+            ids += Leaderboard.objects.filter(id__in=part).values_list("id", flat=True)
+        ids.sort()
+    for span in chunks(ids, SPAN):
+        metrics: dict[int, list[LeaderboardMetric]] = {}
+        found = LeaderboardMetric.objects.filter(leaderboard_id__in=span)
+        for metric in found.order_by("leaderboard_id", "position", "id"):
+            metrics.setdefault(metric.leaderboard_id, []).append(metric)
+        with transaction.atomic():
+            forget_boards(span)
+            rankings, executions = [], []
+            for board_id, facts in _facts(list(span), metrics):
+                for metric_id, (ranks, chart) in facts.rankings.items():
+                    rankings.append(
+                        MetricRanking(
+                            metric_id=metric_id,
+                            leaderboard_id=board_id,
+                            ranks=ranks,
+                            chart=chart.to_json() if chart else None,
+                        )
+                    )
+                execution = facts.execution
+                executions.append(
+                    LeaderboardExecution(
+                        leaderboard_id=board_id,
+                        reported=sorted(execution.reported),
+                        ran=sorted(execution.ran),
+                        claims=execution.claims,
+                    )
+                )
+            MetricRanking.objects.bulk_create(rankings, batch_size=100)
+            LeaderboardExecution.objects.bulk_create(executions, batch_size=100)
+    return len(ids)
+
+
+def kept_facts(
+    board: Leaderboard, metric: LeaderboardMetric | None
+) -> tuple[tuple[Ranking, charts.ProgressChart | None] | None, BoardExecution | None]:
+    """The kept ranking and chart of `metric` (None when none is kept, or no metric) and
+    the board's kept execution facts (None when none are kept): two primary-key reads."""
+    ranking = None
+    if metric is not None:
+        found = MetricRanking.objects.filter(metric_id=metric.id).values_list("ranks", "chart")
+        for ranks, chart in found:
+            ranking = (ranks, charts.ProgressChart.from_json(chart) if chart else None)
+    execution = None
+    kept = LeaderboardExecution.objects.filter(leaderboard_id=board.id)
+    for reported, ran, claims in kept.values_list("reported", "ran", "claims"):
+        execution = BoardExecution(set(reported), set(ran), list(claims))
+    return ranking, execution
+
+
+def forget_boards(board_ids: Iterable[int]) -> None:
+    """Delete what was kept of these boards (their pages rank their rows themselves until
+    the next refresh)."""
+    for part in chunks(sorted({pk for pk in board_ids if pk is not None})):
+        MetricRanking.objects.filter(leaderboard_id__in=part).delete()
+        LeaderboardExecution.objects.filter(leaderboard_id__in=part).delete()
+
+
+def _forget_boards_of_paper(paper_id: int) -> None:
+    boards = LeaderboardRow.objects.filter(paper_id=paper_id).values("leaderboard_id")
+    MetricRanking.objects.filter(leaderboard_id__in=boards).delete()
+    LeaderboardExecution.objects.filter(leaderboard_id__in=boards).delete()
+
+
+# --- never stale: ORM writes forget what was kept ----------------------------------------
+
+# The paper fields a board's facts read (the chart's dates, the execution facts).
+_PAPER_FIELDS = {"published", "hidden", "has_report", "sample_statuses", "report_claim"}
+
+
+@receiver(post_init, sender=LeaderboardRow)
+@receiver(post_init, sender=LeaderboardMetric)
+def _remember_board(sender, instance, **kwargs) -> None:
+    # The board it was loaded on: a save that moves it changes that board too. Read
+    # from __dict__ so that a deferred column is not loaded for it.
+    instance._board_loaded = instance.__dict__.get("leaderboard_id")
+
+
+@receiver(post_save, sender=LeaderboardRow)
+@receiver(post_delete, sender=LeaderboardRow)
+@receiver(post_save, sender=LeaderboardMetric)
+@receiver(post_delete, sender=LeaderboardMetric)
+def _board_changed(sender, instance, **kwargs) -> None:
+    forget_boards({instance.leaderboard_id, getattr(instance, "_board_loaded", None)})
+    instance._board_loaded = instance.leaderboard_id
+
+
+@receiver(post_save, sender=Paper)
+def _paper_saved(sender, instance, created, update_fields=None, **kwargs) -> None:
+    if created or (update_fields is not None and not _PAPER_FIELDS & set(update_fields)):
+        return
+    _forget_boards_of_paper(instance.pk)
+
+
+@receiver(pre_delete, sender=Paper)
+def _paper_deleted(sender, instance, **kwargs) -> None:
+    # Before the delete: its rows lose their paper (SET_NULL) without a signal of theirs.
+    _forget_boards_of_paper(instance.pk)

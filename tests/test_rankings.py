@@ -1,0 +1,298 @@
+"""The rankings the leaderboard page reads instead of every row (papers.rankings): kept by
+imports and admin edits, forgotten by any other ORM write, and the same page whether
+kept or worked out from the rows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from papers.db import delete_where_in
+from papers.models import (
+    Leaderboard,
+    LeaderboardExecution,
+    LeaderboardMetric,
+    LeaderboardRow,
+    MetricRanking,
+    Paper,
+    Sample,
+)
+from papers.rankings import forget_boards, metric_number, rank_entries, refresh_boards
+from tests.archive_helpers import run_import, write
+from tests.test_browse import World
+from tests.test_execution_facts import ODD, body_of, give_report, ranks_and_models, refresh
+
+pytestmark = pytest.mark.django_db
+
+BOARD = "/sota/image-classification-on-imagenet"
+UNRANKED = "\N{EN DASH}"  # the rank cell of a row without a number
+SPEECH = "/sota/speech-on-device-on-libri-on-air"
+
+
+@pytest.fixture
+def world():
+    return World()
+
+
+def kept(board: Leaderboard) -> bool:
+    """Whether every metric of the board has a kept ranking, and the board its facts."""
+    metrics = LeaderboardMetric.objects.filter(leaderboard=board).count()
+    rankings = MetricRanking.objects.filter(leaderboard=board).count()
+    return rankings == metrics and LeaderboardExecution.objects.filter(leaderboard=board).exists()
+
+
+def reads_rows(queries: CaptureQueriesContext) -> bool:
+    """Whether a query read the rows' parsed metrics (what a kept ranking spares)."""
+    return any("metric_values" in query["sql"] for query in queries.captured_queries)
+
+
+def live_and_kept(client, url: str) -> tuple[str, str]:
+    """The page worked out from the rows, then from what refresh_boards() keeps."""
+    forget_boards(Leaderboard.objects.values_list("id", flat=True))
+    with CaptureQueriesContext(connection) as live_queries:
+        live = body_of(client.get(url))
+    assert reads_rows(live_queries)
+    refresh_boards()
+    with CaptureQueriesContext(connection) as kept_queries:
+        stored = body_of(client.get(url))
+    assert not reads_rows(kept_queries), url
+    return live, stored
+
+
+# --- the same page, kept or live ------------------------------------------------------------
+
+
+@pytest.fixture
+def odd(world):
+    """Rows whose parsed values are what a hand-edited database may hold: numeric text, a
+    tie, a null, a list, an object, a boolean; the worst and best in both directions;
+    undated rows (the chart takes their paper's date) and a report with an odd status."""
+    world.add_results(4)
+    values = {0: "71.5", 1: 71.5, 2: None, 3: [1, 2], 4: {"x": 1}, 5: True, 6: -3.0}
+    for i, value in values.items():
+        LeaderboardRow.objects.filter(leaderboard=world.board, row_key=f"r{i}").update(
+            metric_values={"Top-1 Accuracy": value, "Params": None}
+        )
+    LeaderboardRow.objects.filter(leaderboard=world.speech, row_key__in=["s1", "s5"]).update(
+        metric_values={"WER": 9.9}
+    )
+    give_report(world.papers[1], ["ran", ODD])
+    give_report(world.papers[5], [ODD])
+    refresh()
+    return world
+
+
+@pytest.mark.parametrize(
+    "url",
+    [BOARD, BOARD + "?metric=params", BOARD + "?rows=report", BOARD + "?rows=ran", SPEECH],
+)
+def test_the_kept_ranking_and_the_live_one_give_the_same_page(client, odd, url):
+    live, stored = live_and_kept(client, url)
+    assert stored == live
+
+
+def test_odd_values_rank_as_numbers_or_not_at_all(client, odd):
+    stored = live_and_kept(client, BOARD)[1]
+    # 71.5 as text and as a number tie at the top; -3 is the worst number; the null, the
+    # list, the object and the boolean are no numbers: unranked, last, in archive order.
+    assert ranks_and_models(stored) == [
+        ("1", "Net-0"),
+        ("1", "Net-1"),
+        ("3", "Net-6"),
+        (UNRANKED, "Net-2"),
+        (UNRANKED, "Net-3"),
+        (UNRANKED, "Net-4"),
+        (UNRANKED, "Net-5"),
+    ]
+
+
+def test_metric_number_reads_only_numbers():
+    assert [metric_number(v) for v in (1, 2.5, "3.5", True, None, [1], {"a": 1}, "n/a")] == [
+        1.0,
+        2.5,
+        3.5,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
+
+
+def test_a_lower_is_better_board_ranks_its_smallest_value_first(client, odd):
+    ranked = ranks_and_models(body_of(client.get(SPEECH)))
+    assert ranked[0] == ("1", "Speech-6")
+    # Speech-1 and Speech-5 tie at 9.9, so the next rank is 7
+    assert ranked[-3:] == [("5", "Speech-1"), ("5", "Speech-5"), ("7", "Speech-0")]
+
+
+def test_a_paged_board_gives_each_page_its_ranks_from_the_kept_ranking(client, world):
+    world.add_results(120)
+    live, stored = live_and_kept(client, BOARD + "?page=2")
+    assert stored == live
+    assert ranks_and_models(stored)[0] == ("101", "Net-22")
+
+
+def test_the_chart_kept_as_json_draws_as_the_live_one(world):
+    world.add_results(220)  # past the points drawn one by one: dots too
+    refresh_boards()
+    metric = LeaderboardMetric.objects.get(leaderboard=world.board, name="Top-1 Accuracy")
+    from papers import charts, rankings
+
+    stored = charts.ProgressChart.from_json(MetricRanking.objects.get(metric=metric).chart)
+    live = rankings.board_facts(world.board, [metric]).rankings[metric.id][1]
+    assert stored.dots_path and stored.dots_path == live.dots_path
+    assert stored.to_json() == live.to_json()
+
+
+# --- kept by imports and by the admin, forgotten by any other write -----------------------
+
+
+def test_an_import_keeps_every_boards_ranking(tmp_path):
+    from tests.test_import_archive import EVALUATIONS
+
+    status, _, err = run_import(write(tmp_path / "evaluation-tables.json", EVALUATIONS))
+    assert status == 0, err
+    boards = list(Leaderboard.objects.all())
+    assert boards and all(kept(board) for board in boards)
+
+
+def test_a_saved_row_is_never_shown_with_its_old_rank(client, world):
+    refresh_boards()
+    row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
+    row.metrics = {"Top-1 Accuracy": 99.0}
+    row.save()
+    assert not kept(world.board) and kept(world.speech)
+    assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
+
+
+def test_a_row_moved_to_another_board_forgets_both(world):
+    refresh_boards()
+    row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
+    row.leaderboard = world.speech
+    row.row_key = "moved"
+    row.save()
+    assert not kept(world.board) and not kept(world.speech)
+
+
+def test_hiding_a_paper_through_the_orm_forgets_its_boards(client, world):
+    give_report(world.papers[2], ["ran"])
+    refresh()
+    assert 'href="/paper/paper-2#report"' in body_of(client.get(BOARD, {"rows": "ran"}))
+    paper = Paper.objects.get(pk=world.papers[2].pk)
+    paper.hidden = True
+    paper.save()
+    assert not kept(world.board)
+    assert 'href="/paper/paper-2#report"' not in body_of(client.get(BOARD, {"rows": "ran"}))
+
+
+def test_a_paper_saved_without_board_fields_keeps_its_boards(world):
+    refresh_boards()
+    paper = Paper.objects.get(pk=world.papers[0].pk)
+    paper.title = "Renamed"
+    paper.save(update_fields=["title"])
+    assert kept(world.board)
+
+
+def test_rows_deleted_behind_a_kept_ranking_never_break_the_page(client, world):
+    """A bulk delete (an import's) bypasses the signals: until the import's refresh, the
+    page finds the rows gone and ranks what is left."""
+    refresh_boards()
+    gone = LeaderboardRow.objects.filter(leaderboard=world.board, row_key="r2")
+    delete_where_in(LeaderboardRow, "id", list(gone.values_list("id", flat=True)))
+    assert kept(world.board)
+    assert ranks_and_models(body_of(client.get(BOARD))) == [("1", "Net-1"), ("2", "Net-0")]
+
+
+def test_editing_a_row_in_the_admin_keeps_the_new_ranking(admin_client, client, world):
+    from tests.test_admin import change_form_data, post_change
+
+    refresh_boards()
+    row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
+    data = change_form_data(admin_client, row)
+    data["metrics"] = ['{"Top-1 Accuracy": 99, "Params": "1M"}']
+    post_change(admin_client, row, data)
+    assert kept(world.board)
+    assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
+
+
+def test_moving_a_row_in_the_admin_keeps_both_boards_ranked(admin_client, world):
+    from tests.test_admin import change_form_data, post_change
+
+    refresh_boards()
+    row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
+    data = change_form_data(admin_client, row)
+    data["leaderboard"] = [str(world.speech.pk)]
+    data["row_key"] = ["moved"]
+    post_change(admin_client, row, data)
+    assert kept(world.board) and kept(world.speech)
+    ids = {pk for pk, _ in MetricRanking.objects.get(leaderboard=world.speech).ranks}
+    assert row.pk in ids
+
+
+def test_flipping_a_metric_in_the_admin_inverts_the_kept_ranking(admin_client, client, world):
+    from tests.test_admin import change_form_data, post_change
+
+    refresh_boards()
+    metric = LeaderboardMetric.objects.get(leaderboard=world.board, name="Top-1 Accuracy")
+    data = change_form_data(admin_client, metric)
+    data["lower_is_better"] = ["true"]
+    post_change(admin_client, metric, data)
+    assert kept(world.board)
+    assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
+
+
+def test_editing_rows_on_the_board_page_in_the_admin_keeps_the_new_ranking(
+    admin_client, client, world
+):
+    from tests.test_admin import change_form_data, post_change
+
+    refresh_boards()
+    data = change_form_data(admin_client, world.board)
+    index = next(
+        key.split("-")[1]
+        for key, value in data.items()
+        if re.fullmatch(r"rows-\d+-row_key", key) and value == ["r0"]
+    )
+    data[f"rows-{index}-metrics"] = ['{"Top-1 Accuracy": 1.0}']
+    data["metrics-0-lower_is_better"] = ["true"]
+    post_change(admin_client, world.board, data)
+    assert kept(world.board)
+    assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
+
+
+def test_deleting_a_sample_in_the_admin_refreshes_the_boards_ran_filter(
+    admin_client, client, world
+):
+    give_report(world.papers[2], ["ran", ODD])
+    refresh()
+    assert 'href="/paper/paper-2#report"' in body_of(client.get(BOARD, {"rows": "ran"}))
+    sample = Sample.objects.get(paper=world.papers[2], status="ran")
+    response = admin_client.post(
+        reverse("admin:papers_sample_delete", args=[sample.pk]), {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert kept(world.board)
+    execution = LeaderboardExecution.objects.get(leaderboard=world.board)
+    row = LeaderboardRow.objects.get(leaderboard=world.board, paper=world.papers[2])
+    assert row.pk in execution.reported and row.pk not in execution.ran
+
+
+def test_deleting_a_paper_in_the_admin_keeps_its_boards_ranked_without_it(admin_client, world):
+    give_report(world.papers[2], ["ran"])
+    refresh()
+    response = admin_client.post(
+        reverse("admin:papers_paper_delete", args=[world.papers[2].pk]), {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert kept(world.board)
+    assert LeaderboardExecution.objects.get(leaderboard=world.board).reported == []
+
+
+def test_rank_entries_ranks_ties_together_and_values_before_nones():
+    entries = [(1, 0, 5.0), (2, 1, None), (3, 2, 7.0), (4, 3, 7.0)]
+    assert rank_entries(entries, lower_is_better=False) == [(3, 1), (4, 1), (1, 3), (2, None)]
