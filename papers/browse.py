@@ -75,7 +75,7 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     if error:
         return error
     q = data["q"]
-    found = catalogue.areas(q)
+    found = catalogue.areas(q, keep=None if q else catalogue.AREA_PREVIEW)
     context = {"areas": found, "q": q, "preview": not q, "claims": catalogue.task_claims(found)}
     template = "papers/sota.html#areas" if _wants_fragment(request) else "papers/sota.html"
     return render(request, template, context)

@@ -62,14 +62,9 @@ class Area:
     name: str
     slug: str
     tasks: list = field(default_factory=list)  # task rows, most benchmarked first
-
-    @property
-    def task_count(self) -> int:
-        return len(self.tasks)
-
-    @functools.cached_property
-    def benchmark_count(self) -> int:
-        return sum(t.benchmark_count for t in self.tasks)
+    task_count: int = 0  # its visible tasks, however many `tasks` holds
+    benchmark_count: int = 0
+    reported_tasks: int = 0  # its tasks with a paper whose code has a report
 
     @property
     def preview(self) -> list:
@@ -106,16 +101,24 @@ def task_claims(areas: list[Area]) -> list[str]:
     """The claim sentences to show beside these areas' report shares: the records' own
     (kept per content version: thousands of tasks' JSON is not read per request), or the
     site's when the records carry none; nothing when no task counts a report."""
-    if not any(task.report_paper_count for area in areas for task in area.tasks):
+    if not any(area.reported_tasks for area in areas):
         return []
     return by_version("task-claims", _report_claims) or [STATUS_CLAIM]
 
 
-def areas(q: str = "") -> list[Area]:
+def _task(values: tuple) -> SimpleNamespace:
+    task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
+    task.report_share = report_share(task)
+    return task
+
+
+def areas(q: str = "", keep: int | None = None, only: str | None = None) -> list[Area]:
     """Every area (the tasks' categories; "Other" for none) with its visible tasks, most
     benchmarked first, then most papers; only tasks whose name holds `q` when given. Names
-    that slug alike ("NLP", "nlp") are one area. One query, read as tuples (thousands of
-    tasks: model instances would cost more than the query)."""
+    that slug alike ("NLP", "nlp") are one area. Each area counts all its tasks but
+    holds only its first `keep` (all when None), and only the area `only` when given:
+    /sota shows a dozen tasks of each area, and thousands of task objects would cost more
+    than the query. One query, read as tuples."""
     tasks = Task.objects.listed().order_by("-benchmark_count", "-paper_count", "name", "id")
     if q:
         tasks = tasks.filter(name__icontains=q)[:FILTER_LIMIT]
@@ -123,25 +126,33 @@ def areas(q: str = "") -> list[Area]:
     other = {slugify(OTHER_AREA): OTHER_AREA}
     slugs: dict[str, str] = {}  # a few dozen names over thousands of tasks: slugify each once
     for values in tasks.values_list(*_TASK_ROW):
-        task = SimpleNamespace(**dict(zip(_TASK_ROW, values, strict=True)))
-        task.report_share = report_share(task)
-        names = [c for c in task.categories or [] if isinstance(c, str)]
+        categories = values[3]
+        names = [c for c in categories or [] if isinstance(c, str)]
         for name in names:
             if name not in slugs:
                 slugs[name] = slugify(name)
         # Each area once, however many of the task's names slug alike.
         placed = {slugs[name]: name for name in reversed(names) if slugs[name]}
+        task = None
         for slug, name in (placed or other).items():
-            found.setdefault(slug, Area(name, slug)).tasks.append(task)
+            if only is not None and slug != only:
+                continue
+            found_area = found.get(slug)
+            if found_area is None:
+                found_area = found[slug] = Area(name, slug)
+            found_area.task_count += 1
+            found_area.benchmark_count += values[5]
+            found_area.reported_tasks += values[7] > 0
+            if keep is None or len(found_area.tasks) < keep:
+                task = task or _task(values)
+                found_area.tasks.append(task)
     return sorted(found.values(), key=lambda a: (a.name == OTHER_AREA, a.name.casefold()))
 
 
 def area(slug: str) -> Area | None:
     """One area with all its tasks (one query), or None."""
-    for found in areas():
-        if found.slug == slug:
-            return found
-    return None
+    found = areas(only=slug)
+    return found[0] if found else None
 
 
 # --- index pages -------------------------------------------------------------------------------

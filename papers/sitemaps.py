@@ -166,7 +166,7 @@ class BrowseSitemap(Sitemap):
         from papers.catalogue import areas
 
         return ["/sota", "/tasks", "/datasets", "/methods"] + [
-            f"/area/{quote(area.slug, safe='')}" for area in areas()
+            f"/area/{quote(area.slug, safe='')}" for area in areas(keep=0)
         ]
 
     def location(self, item: str) -> str:

@@ -227,6 +227,30 @@ def test_area_page_lists_every_task_of_the_area(client, world):
     assert "Speech on Device" not in body
 
 
+def test_sota_counts_every_task_of_an_area_and_previews_a_dozen(client, world):
+    for i in range(14):
+        Task.objects.create(
+            slug=f"grasp-{i:02}",
+            name=f"Grasp {i:02}",
+            categories=["Robotics", "robotics"],  # one area, however its names are spelt
+            benchmark_count=2,
+            paper_count=14 - i,
+            # Only the last one, past the preview, counts papers with a report.
+            code_paper_count=1 if i == 13 else 0,
+            report_paper_count=1 if i == 13 else 0,
+        )
+    body = client.get("/sota").content.decode()
+    robotics = body[body.index('id="area-robotics"') :]
+    robotics = robotics[: robotics.index("</section>")]
+    assert "14 tasks · 28 benchmarks" in robotics
+    assert re.findall(r"Grasp \d\d", robotics) == [f"Grasp {i:02}" for i in range(12)]
+    assert "All 14 tasks in Robotics" in robotics
+    assert '<p class="claim">' in body  # the reported task is counted, though not shown
+    area = client.get("/area/robotics").content.decode()
+    assert "14 tasks · 28 benchmarks" in area
+    assert re.findall(r"Grasp \d\d", area) == [f"Grasp {i:02}" for i in range(14)]
+
+
 # --- index pages -------------------------------------------------------------------------------
 
 
