@@ -23,7 +23,10 @@ from dataclasses import dataclass, field
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 20, 40
 LABEL_CHARS = 22  # a record's label: the model name cut to this many characters
-LABEL_GAP = 110  # user units between the starts of two labels on one line
+# A label's box, to keep labels apart: user units a character takes at most (bold, at
+# the desktop size), and the height of a line.
+LABEL_CHAR_WIDTH = 8.0
+LABEL_HEIGHT = 16
 # Up to this many results every point is its own linked shape; past it, the records are,
 # and the other points are drawn together as one path (a board of 9,000 rows would
 # otherwise weigh a megabyte), one dot per distinct position.
@@ -308,17 +311,24 @@ def progress_chart_of(
 
 def _place_labels(records: list[Point], left: float, right: float, top: float) -> None:
     """Label records with their model names, newest first, skipping a record whose label
-    would run into one already placed; the current best is always labelled."""
-    placed: list[tuple[float, float]] = []
+    would overlap one already placed (their boxes, estimated from the text's length);
+    the current best is always labelled."""
+    placed: list[tuple[float, float, float]] = []  # start, end and baseline of each label
     for point in reversed(records):
+        text = _cut(point.result.label or point.result.value_text)
+        width = len(text) * LABEL_CHAR_WIDTH
         anchor = "end" if point.x > left + (right - left) * 0.6 else "start"
         label_x = point.x - 6 if anchor == "end" else point.x + 6
         label_y = max(top + 10, point.y - 8)
-        if any(abs(label_x - x) < LABEL_GAP and abs(label_y - y) < 14 for x, y in placed):
+        start, end = (label_x - width, label_x) if anchor == "end" else (label_x, label_x + width)
+        if any(
+            start < other_end and other_start < end and abs(label_y - y) < LABEL_HEIGHT
+            for other_start, other_end, y in placed
+        ):
             continue
-        point.label = _cut(point.result.label or point.result.value_text)
+        point.label = text
         point.label_x, point.label_y, point.label_anchor = label_x, label_y, anchor
-        placed.append((label_x, label_y))
+        placed.append((start, end, label_y))
 
 
 # --- papers a year ----------------------------------------------------------------------------

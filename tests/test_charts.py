@@ -71,10 +71,37 @@ def test_close_record_labels_do_not_collide_and_the_best_is_always_labelled():
     labelled = [p for p in chart.records if p.label]
     assert chart.records[-1].label == "Model 28"
     assert 1 < len(labelled) < len(chart.records)
+    assert_labels_apart(labelled)
+
+
+def label_box(point) -> tuple[float, float]:
+    width = len(point.label) * 8.0
+    if point.label_anchor == "end":
+        return point.label_x - width, point.label_x
+    return point.label_x, point.label_x + width
+
+
+def assert_labels_apart(labelled) -> None:
     for a in labelled:
         for b in labelled:
             if a is not b:
-                assert abs(a.label_x - b.label_x) >= 110 or abs(a.label_y - b.label_y) >= 14
+                (a0, a1), (b0, b1) = label_box(a), label_box(b)
+                assert a1 <= b0 or b1 <= a0 or abs(a.label_y - b.label_y) >= 16, (a, b)
+
+
+def test_labels_anchored_apart_whose_texts_meet_are_not_both_drawn():
+    """One label runs right from its point, the next (past 60% of the width) runs left
+    to its point: far apart as anchors, their texts would overlap."""
+    results = [
+        r("2010-01-01", 100.0, "First"),
+        r("2016-01-01", 12.0, "ChainTrack++"),
+        r("2018-06-01", 11.0, "ConvMap-B"),
+        r("2020-01-01", 30.0, "Later"),
+    ]
+    chart = progress_chart(results, "AbsRel", True)
+    labelled = [p for p in chart.records if p.label]
+    assert chart.records[-1].label == "ConvMap-B"
+    assert_labels_apart(labelled)
 
 
 def test_long_model_names_are_cut_in_labels():
