@@ -39,9 +39,15 @@ from papers.models import (
     LeaderboardRow,
     MetricRanking,
     Paper,
+    uncertain_date,
 )
 
 Ranking = list[tuple[int, int | None]]  # (row id, rank or None), best first
+
+# The version of what a kept ranking holds: raise it with any change to how rows are
+# ranked, dated or charted here or in papers.charts, so that rankings kept by the code
+# before are ignored (the pages rank live) until the next refresh.
+VERSION = 1
 
 
 def metric_number(value) -> float | None:
@@ -128,6 +134,8 @@ def _facts_of(metrics: list[LeaderboardMetric], rows: Iterable[tuple]) -> BoardF
             if value is not None:
                 if date is None:  # a row without a date of its own takes its paper's
                     date = (charts.parse_date(given) if given else published) or False
+                    if date and uncertain_date(date):  # 1790, or after the archive
+                        date = False
                 dated[index].append((date or None, value, pk))
         if reported and hidden is False:
             execution.reported.add(pk)
@@ -198,13 +206,17 @@ def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
             forget_boards(span)
             rankings, executions = [], []
             for board_id, facts in _facts(list(span), metrics):
-                for metric_id, (ranks, chart) in facts.rankings.items():
+                for metric in metrics.get(board_id, []):
+                    ranks, chart = facts.rankings[metric.id]
                     rankings.append(
                         MetricRanking(
-                            metric_id=metric_id,
+                            metric_id=metric.id,
                             leaderboard_id=board_id,
                             ranks=ranks,
                             chart=chart.to_json() if chart else None,
+                            metric_name=metric.name,
+                            lower_is_better=metric.is_lower_better,
+                            version=VERSION,
                         )
                     )
                 execution = facts.execution
@@ -224,12 +236,18 @@ def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
 def kept_facts(
     board: Leaderboard, metric: LeaderboardMetric | None
 ) -> tuple[tuple[Ranking, charts.ProgressChart | None] | None, BoardExecution | None]:
-    """The kept ranking and chart of `metric` (None when none is kept, or no metric) and
-    the board's kept execution facts (None when none are kept): two primary-key reads."""
+    """The kept ranking and chart of `metric` (None when none is kept, or no metric, or
+    it was made for another name, direction or VERSION) and the board's kept execution
+    facts (None when none are kept): two primary-key reads."""
     ranking = None
     if metric is not None:
-        found = MetricRanking.objects.filter(metric_id=metric.id).values_list("ranks", "chart")
-        for ranks, chart in found:
+        found = MetricRanking.objects.filter(
+            metric_id=metric.id,
+            metric_name=metric.name,
+            lower_is_better=metric.is_lower_better,
+            version=VERSION,
+        )
+        for ranks, chart in found.values_list("ranks", "chart"):
             ranking = (ranks, charts.ProgressChart.from_json(chart) if chart else None)
     execution = None
     kept = LeaderboardExecution.objects.filter(leaderboard_id=board.id)

@@ -394,12 +394,22 @@ def test_leaderboard_chart_links_points_to_papers_and_counts_undated(client, wor
         model_name="NoDate",
         metrics={"Top-1 Accuracy": 50},
     )
+    for key, date in (("ancient", "1790-05-01"), ("future", "2099-01-01")):
+        LeaderboardRow.objects.create(
+            leaderboard=world.board,
+            row_key=key,
+            position=11,
+            model_name=key.title(),
+            paper_date=date,  # kept, but no date to draw: never a record from 1790
+            metrics={"Top-1 Accuracy": 10},
+        )
     body = client.get("/sota/image-classification-on-imagenet").content.decode()
     chart = body[body.index('<figure class="chart-figure" id="progress">') :]
     chart = chart[: chart.index("</figure>")]
     assert '<a href="/paper/paper-2" class="record-link">' in chart
-    assert "1 result without a date is not shown" in chart
+    assert "3 results without a date, or dated before 1900 or after the archive, are" in chart
     assert ">Net-2</text>" in chart  # the record holder labelled
+    assert ">1790<" not in chart and "Ancient" not in chart and "Future" not in chart
 
 
 def test_leaderboard_speech_board_without_dates_says_so(client, world):

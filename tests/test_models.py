@@ -122,6 +122,17 @@ def test_parse_metric_value(raw, value):
         ("WER", True),
         ("FID", True),
         ("F1", False),
+        # Depth, trajectory, out-of-distribution and forecast errors, as the tables name
+        # them: ranked highest first, their worst result would lead the board.
+        ("AbsRel", True),
+        ("Sq Rel", True),
+        ("ATE", True),
+        ("RPE", True),
+        ("FPR95", True),
+        ("FPR@95", True),
+        ("CRPS", True),
+        ("Update Rate", False),
+        ("Accurate", False),
     ],
 )
 def test_infer_lower_is_better(name, lower):

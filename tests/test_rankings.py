@@ -208,6 +208,29 @@ def test_rows_deleted_behind_a_kept_ranking_never_break_the_page(client, world):
     assert ranks_and_models(body_of(client.get(BOARD))) == [("1", "Net-1"), ("2", "Net-0")]
 
 
+def test_a_ranking_kept_for_another_direction_is_not_read(client, world):
+    """A direction changed behind the signals (a bulk update, or new inference code
+    after an upgrade) makes the kept ranking void: never an inverted board."""
+    refresh_boards()
+    LeaderboardMetric.objects.filter(leaderboard=world.board, name="Top-1 Accuracy").update(
+        lower_is_better=True
+    )
+    with CaptureQueriesContext(connection) as queries:
+        body = body_of(client.get(BOARD))
+    assert reads_rows(queries)
+    assert ranks_and_models(body)[0] == ("1", "Net-0")
+
+
+def test_a_ranking_kept_by_other_ranking_code_is_not_read(client, world):
+    from papers import rankings
+
+    refresh_boards()
+    MetricRanking.objects.update(version=rankings.VERSION - 1)
+    with CaptureQueriesContext(connection) as queries:
+        body_of(client.get(BOARD))
+    assert reads_rows(queries)
+
+
 def test_editing_a_row_in_the_admin_keeps_the_new_ranking(admin_client, client, world):
     from tests.test_admin import change_form_data, post_change
 
@@ -296,3 +319,15 @@ def test_deleting_a_paper_in_the_admin_keeps_its_boards_ranked_without_it(admin_
 def test_rank_entries_ranks_ties_together_and_values_before_nones():
     entries = [(1, 0, 5.0), (2, 1, None), (3, 2, 7.0), (4, 3, 7.0)]
     assert rank_entries(entries, lower_is_better=False) == [(3, 1), (4, 1), (1, 3), (2, None)]
+
+
+def test_the_refresh_command_keeps_every_board_and_says_so(world):
+    import io
+
+    from django.core.management import call_command
+
+    forget_boards(Leaderboard.objects.values_list("id", flat=True))
+    out = io.StringIO()
+    call_command("refresh_browse_counts", stdout=out)
+    assert "every leaderboard ranked" in out.getvalue()
+    assert kept(world.board) and kept(world.speech)

@@ -13,14 +13,17 @@ from papers.models.base import Record
 # after "_" and "-" become spaces ("cross-entropy" → "cross entropy").
 _LOWER_IS_BETTER = re.compile(
     r"\b("
-    r"errors?|err|error rates?|miss rates?|false (?:positive|alarm|negative) rates?|fpr|fnr|"
+    r"errors?|err|error rates?|miss rates?|false (?:positive|alarm|negative) rates?|"
+    r"fpr(?:@?\d+)?|fnr|"
     r"loss|log loss|nll|(?:cross )?entropy|perplexity|ppl|"
     r"bits? per (?:character|char|dimension|dim|byte|pixel|sub ?word|word)|bits?/(?:dim|char)|"
     r"bpc|bpd|bpb|nats|"
     r"wer|cer|ter|fid|kid|lpips|mae|mse|rmse|mape|smape|eer|hter|"
     r"mr|mean rank|median rank|average rank|latency|time|runtime|inference time|"
     r"params|parameters|number of params|flops|gflops|mflops|macs|gmacs|model size|memory|"
-    r"distance|chamfer|emd|minade|minfde|ade|fde|epe|abs rel|sq rel|d1 all"
+    r"distance|chamfer|emd|minade|minfde|ade|fde|epe|abs ?rel|sq ?rel|d1 all|"
+    # trajectory errors (absolute, relative pose), a forecast's ranked probability score
+    r"ate|rpe|crps"
     r")\b",
     re.IGNORECASE,
 )
@@ -306,6 +309,12 @@ class MetricRanking(models.Model):
     leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="+")
     ranks = models.JSONField(default=list)  # [[row id, rank or null], …], best first
     chart = models.JSONField(null=True)  # papers.charts.ProgressChart.to_json(), or null
+    # What it was made with. The page ignores it when the metric's name or direction
+    # differs now (staff's choice, or inferred from the name by code that may have
+    # changed since), or when it was made by other ranking code (rankings.VERSION).
+    metric_name = models.CharField(max_length=255)
+    lower_is_better = models.BooleanField()
+    version = models.PositiveSmallIntegerField()
 
     class Meta:
         indexes = [models.Index(fields=["leaderboard"], name="metricranking_board_idx")]
