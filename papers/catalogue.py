@@ -41,7 +41,7 @@ from papers.models import (
     Task,
     TaskEdge,
 )
-from papers.rankings import BoardExecution, Ranking, rank_entries
+from papers.rankings import BoardExecution, Ranking, metric_number, rank_entries
 from papers.vocabularies import STATUS_CLAIM
 
 BOARD_SEPARATOR = "-on-"
@@ -265,7 +265,7 @@ def _metric_value(name: str):
 def _read_number(value, name: str, whole: bool) -> float | None:
     if whole:
         value = json.loads(value).get(name) if value else None
-    return _number(value)
+    return metric_number(value)  # as the leaderboard page reads it
 
 
 def _first_metric_entries(
@@ -449,15 +449,6 @@ _ROW_DETAIL = (
 )  # fmt: skip
 
 
-def _number(value) -> float | None:
-    """A parsed metric value as the database hands it back from JSON: a number, its text,
-    or null (None, or "null" as SQLite's text of a JSON null)."""
-    try:
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
 def _facts_of_board(
     board: Leaderboard,
     metrics: list[LeaderboardMetric],
@@ -487,9 +478,11 @@ def _board_page(
     facts: tuple[Ranking | None, charts.ProgressChart | None, BoardExecution],
     number: int,
     row_filter: str,
+    strict: bool = True,
 ) -> tuple[PageOf, int] | None:
     """The page of ranked rows (details read in one query) and the rows on the board;
-    None when a row the ranking names is gone (deleted since the ranking was made)."""
+    None when a row the ranking names is gone (deleted since the ranking was made),
+    unless not `strict`: then the page leaves it out."""
     ranking, chart, execution = facts
     if ranking is None:  # no metric: the rows in the archive's order, unranked
         ranking = [
@@ -504,7 +497,7 @@ def _board_page(
     wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
     details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
     found = {row.id: row for row in details}
-    if len(found) < len(wanted):
+    if strict and len(found) < len(wanted):
         return None
     if chart is not None:
         chart.attach(
@@ -521,9 +514,9 @@ def _board_page(
         )
     rows = []
     for pk, rank in shown:
-        row = found[pk]
-        row.rank = rank
-        rows.append(row)
+        if (row := found.get(pk)) is not None:
+            row.rank = rank
+            rows.append(row)
     return PageOf(rows, len(ranking), number, BOARD_PAGE), all_rows
 
 
@@ -547,7 +540,7 @@ def board_view(
     shown = _board_page(board, chosen, facts, number, row_filter)
     if shown is None:  # rows deleted since the facts were made (an import is running)
         facts = _facts_of_board(board, metrics, chosen, fresh=True)
-        shown = _board_page(board, chosen, facts, number, row_filter)
+        shown = _board_page(board, chosen, facts, number, row_filter, strict=False)
     page, all_rows = shown
     return BoardView(
         board=board,

@@ -14,13 +14,16 @@ papers and their reports, the leaderboard admins for boards, metrics and rows).
 Never stale: any save or delete of a row, a metric or a paper on a board through the ORM
 deletes what was kept of that board (the signal handlers below), so until the next
 refresh the page ranks the rows itself, through `board_facts()`, the same code the
-refresh runs. Bulk writes bypass signals: the import refreshes every board it may have
-changed before it bumps the content version.
+refresh runs. A kept ranking also names the metric's name and direction and the code
+(VERSION) it was made with, and is not read when they no longer hold. Bulk writes bypass
+signals: the import refreshes every board at its end, and meanwhile a page that finds
+rows of a kept ranking gone ranks the rows afresh.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -54,17 +57,15 @@ def metric_number(value) -> float | None:
     """A row's parsed value of a metric as `LeaderboardRow.metric_values` keeps it (a
     number or null), read defensively: numeric text is its number; a boolean, a list, an
     object or other text is no number (as the database's JSON text extraction gives it on
-    PostgreSQL, which the benchmarks tables and the paper page's ranks read)."""
-    if value is None or isinstance(value, bool):
+    PostgreSQL, which the benchmarks tables and the paper page's ranks read), nor is an
+    infinity or NaN (which no order can place)."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def rank_entries(entries: list[tuple[int, int, float | None]], lower_is_better: bool) -> Ranking:

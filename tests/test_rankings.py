@@ -110,17 +110,25 @@ def test_odd_values_rank_as_numbers_or_not_at_all(client, odd):
     ]
 
 
+def test_paper_pages_give_each_result_the_rank_its_board_gives(client, odd):
+    """The paper page ranks a result in SQL, the board from what refresh_boards() keeps:
+    on odd values too, "1st of 3" there is rank 1 here."""
+    board = {model: rank for rank, model in ranks_and_models(body_of(client.get(BOARD)))}
+    ranked = sum(1 for rank in board.values() if rank != UNRANKED)
+    for i in range(7):
+        body = body_of(client.get(f"/paper/paper-{i}"))
+        cell = re.search(rf'<a href="{BOARD}">([^<]*)</a>', body).group(1)
+        if board[f"Net-{i}"] == UNRANKED:
+            assert cell == "leaderboard", i
+        else:
+            rank = int(board[f"Net-{i}"])
+            suffix = {1: "st", 2: "nd", 3: "rd"}.get(rank, "th")
+            assert cell == f"{rank}{suffix} of {ranked}", i
+
+
 def test_metric_number_reads_only_numbers():
-    assert [metric_number(v) for v in (1, 2.5, "3.5", True, None, [1], {"a": 1}, "n/a")] == [
-        1.0,
-        2.5,
-        3.5,
-        None,
-        None,
-        None,
-        None,
-        None,
-    ]
+    values = (1, 2.5, "3.5", True, None, [1], {"a": 1}, "n/a", "nan", "inf", float("inf"))
+    assert [metric_number(v) for v in values] == [1.0, 2.5, 3.5] + [None] * 8
 
 
 def test_a_lower_is_better_board_ranks_its_smallest_value_first(client, odd):
