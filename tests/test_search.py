@@ -153,6 +153,36 @@ def test_highlights_are_escaped_and_marked(db):
     assert "<b>" not in snippet and "<mark>" in snippet
 
 
+def test_highlighting_leaves_another_page_in_flight_on_the_connection_alone(db):
+    """Two pages highlighted at once on one connection (an in-memory database under a
+    threaded test server shares it) share the probe table: neither may fail on the
+    other's rows, read them, or delete them."""
+    from django.db import connection
+
+    from papers.search.backends import backend_for
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's probe table")
+    ours = Paper.objects.create(slug="ours", title="graph ours", abstract="graph")
+    theirs = Paper.objects.create(slug="theirs", title="graph theirs", abstract="graph")
+    base = Paper.objects.all()
+    engine = backend_for(parse("graph"), base)
+    engine.highlights([theirs.id])  # creates the probe
+    probe = engine.PROBE
+    with connection.cursor() as cursor:  # the other page, mid-way: both papers written
+        for paper in (ours, theirs):
+            cursor.execute(
+                f"INSERT INTO {probe} (rowid, title, abstract, author_names) "
+                "VALUES (%s, %s, %s, '')",
+                [paper.id, paper.title, paper.abstract],
+            )
+    found = engine.highlights([ours.id])
+    assert list(found) == [ours.id] and "<mark>graph</mark>" in marked(found[ours.id][0])
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT rowid FROM {probe}")
+        assert [row[0] for row in cursor.fetchall()] == [theirs.id]
+
+
 def test_newest_and_implementations_sorts(db):
     Paper.objects.create(slug="old", title="graph old", published="2010-01-01", code_link_count=5)
     Paper.objects.create(slug="new", title="graph new", published="2020-01-01", code_link_count=1)

@@ -268,7 +268,12 @@ class SQLiteBackend(Backend):
         Asking the archive's index for `rowid IN (…) AND MATCH` re-evaluates the whole
         query for each id, and a prefix term ("learning" while typing) expands to every
         indexed word that starts with its stem each time: ~15 ms a row for a word in 60%
-        of abstracts. In the probe the same expression runs over 20 rows."""
+        of abstracts. In the probe the same expression runs over 20 rows.
+
+        The probe holds the rows of the pages being highlighted on this connection, each
+        page reading and then removing its own: a connection shared between threads (an
+        in-memory database under a threaded test server) may highlight two pages at once,
+        and a page may share papers with the other (written again, with the same text)."""
         if not ids:
             return {}
         placeholders = ", ".join(["%s"] * len(ids))
@@ -278,7 +283,6 @@ class SQLiteBackend(Backend):
                 "title, abstract, author_names, "
                 "tokenize='porter unicode61 remove_diacritics 2')"
             )
-            cursor.execute(f"DELETE FROM {self.PROBE}")
             cursor.execute(
                 f"SELECT id, title, substr(abstract, 1, {self.SNIPPET_CHARS}), author_names "
                 f"FROM papers_paper WHERE id IN ({placeholders})",
@@ -289,7 +293,7 @@ class SQLiteBackend(Backend):
                 for pk, title, abstract, names in cursor.fetchall()
             ]
             cursor.executemany(
-                f"INSERT INTO {self.PROBE} (rowid, title, abstract, author_names) "
+                f"INSERT OR REPLACE INTO {self.PROBE} (rowid, title, abstract, author_names) "
                 "VALUES (%s, %s, %s, %s)",
                 rows,
             )
@@ -297,10 +301,13 @@ class SQLiteBackend(Backend):
                 "SELECT rowid, "
                 f"highlight(papers_highlight, 0, '{MARK_START}', '{MARK_END}'), "
                 f"snippet(papers_highlight, 1, '{MARK_START}', '{MARK_END}', '…', 40) "
-                f"FROM {self.PROBE} WHERE papers_highlight MATCH %s",
-                (self.match(),),
+                f"FROM {self.PROBE} WHERE papers_highlight MATCH %s "
+                f"AND rowid IN ({placeholders})",
+                (self.match(), *ids),
             )
-            return {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
+            found = {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
+            cursor.execute(f"DELETE FROM {self.PROBE} WHERE rowid IN ({placeholders})", ids)
+            return found
 
     @classmethod
     def _first_words(cls, text: str | None) -> str | None:
