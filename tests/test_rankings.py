@@ -239,40 +239,36 @@ def test_a_ranking_kept_by_other_ranking_code_is_not_read(client, world):
     assert reads_rows(queries)
 
 
-def test_editing_a_row_in_the_admin_keeps_the_new_ranking(admin_client, client, world):
+def edit_in_admin(admin_client, obj, **fields: str) -> None:
+    """Post `obj`'s change form back with these fields changed."""
     from tests.test_admin import change_form_data, post_change
 
+    data = change_form_data(admin_client, obj)
+    data.update({name: [value] for name, value in fields.items()})
+    post_change(admin_client, obj, data)
+
+
+def test_editing_a_row_in_the_admin_keeps_the_new_ranking(admin_client, client, world):
     refresh_boards()
     row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
-    data = change_form_data(admin_client, row)
-    data["metrics"] = ['{"Top-1 Accuracy": 99, "Params": "1M"}']
-    post_change(admin_client, row, data)
+    edit_in_admin(admin_client, row, metrics='{"Top-1 Accuracy": 99, "Params": "1M"}')
     assert kept(world.board)
     assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
 
 
 def test_moving_a_row_in_the_admin_keeps_both_boards_ranked(admin_client, world):
-    from tests.test_admin import change_form_data, post_change
-
     refresh_boards()
     row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
-    data = change_form_data(admin_client, row)
-    data["leaderboard"] = [str(world.speech.pk)]
-    data["row_key"] = ["moved"]
-    post_change(admin_client, row, data)
+    edit_in_admin(admin_client, row, leaderboard=str(world.speech.pk), row_key="moved")
     assert kept(world.board) and kept(world.speech)
     ids = {pk for pk, _ in MetricRanking.objects.get(leaderboard=world.speech).ranks}
     assert row.pk in ids
 
 
 def test_flipping_a_metric_in_the_admin_inverts_the_kept_ranking(admin_client, client, world):
-    from tests.test_admin import change_form_data, post_change
-
     refresh_boards()
     metric = LeaderboardMetric.objects.get(leaderboard=world.board, name="Top-1 Accuracy")
-    data = change_form_data(admin_client, metric)
-    data["lower_is_better"] = ["true"]
-    post_change(admin_client, metric, data)
+    edit_in_admin(admin_client, metric, lower_is_better="true")
     assert kept(world.board)
     assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
 
