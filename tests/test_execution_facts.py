@@ -168,6 +168,8 @@ def test_board_filter_pages_what_it_keeps(client, reported):
     body = body_of(client.get(BOARD, {"rows": "report"}))
     assert 'rel="next"' not in body  # two rows kept: one page
     assert [model for _, model in ranks_and_models(body)] == ["Net-2", "Net-0"]
+    # The board still holds all its results: the filter narrows the table, not the board.
+    assert "dataset · 123 results</p>" in body and ": 123 results ranked by" in body
 
 
 @pytest.mark.parametrize("query", ["", "?rows=report", "?rows=ran", "?metric=params&rows=ran"])
