@@ -9,6 +9,7 @@ from django.utils.text import slugify
 
 from papers.db import update_rows
 from papers.models.base import Record, SlugManager
+from papers.models.leaderboards import Leaderboard, LeaderboardRow
 
 
 class CuratedQuerySet(models.QuerySet):
@@ -40,8 +41,6 @@ class CuratedQuerySet(models.QuerySet):
         code = dict(with_code.values_list(key).annotate(n=models.Count("paper_id")))
         if hasattr(model, "benchmark_count"):
             fields.append("benchmark_count")
-            from papers.models.leaderboards import Leaderboard
-
             found = Leaderboard.objects.order_by()
             if ids is not None:
                 found = found.filter(**{f"{key}__in": ids})
@@ -149,8 +148,6 @@ def refresh_browse_counts() -> int:
 def linked_records(paper_ids) -> dict[type, set[int]]:
     """The ids of the tasks, methods and datasets these papers are linked to, and of the
     leaderboards with rows of theirs, by model: one query a model."""
-    from papers.models.leaderboards import Leaderboard, LeaderboardRow
-
     ids = sorted({pk for pk in paper_ids if pk is not None})
     found: dict[type, set[int]] = {model: set() for model in (Task, Method, Dataset, Leaderboard)}
     if not ids:
@@ -172,8 +169,7 @@ def refresh_browse_counts_of_papers(paper_ids, also: dict | None = None) -> int:
     names ({Task: {ids}, Leaderboard: {ids}, …}: those linked before the edit, which it
     may have unlinked). The admin's one way to keep the browse counts true; an import
     refreshes every record instead (refresh_browse_counts())."""
-    from papers.models.leaderboards import Leaderboard
-    from papers.rankings import refresh_boards
+    from papers.rankings import refresh_boards  # it reads these models
 
     wanted = linked_records(paper_ids)
     changed = 0
