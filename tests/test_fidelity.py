@@ -267,10 +267,15 @@ def test_metric_direction_is_inferred_from_whole_words(name, lower):
     assert LeaderboardMetric(name=name).is_lower_better is lower
 
 
-def test_staff_direction_beats_the_description_and_the_name():
+def test_staff_direction_beats_the_description_which_beats_the_name():
     metric = LeaderboardMetric(name="Dev", stated_lower_is_better=True, lower_is_better=False)
-    assert not metric.is_lower_better
-    assert LeaderboardMetric(name="Error", stated_lower_is_better=False).is_lower_better
+    assert (metric.is_lower_better, metric.direction_source) == (False, "staff")
+    metric = LeaderboardMetric(name="Accuracy", stated_lower_is_better=True)
+    assert (metric.is_lower_better, metric.direction_source) == (True, "description")
+    metric = LeaderboardMetric(name="Error")
+    assert (metric.is_lower_better, metric.direction_source) == (True, "name")
+    metric = LeaderboardMetric(name="Dev")
+    assert (metric.is_lower_better, metric.direction_source) == (False, "default")
 
 
 def test_values_wrapped_in_a_bom_or_emphasis_are_ranked_and_shown_as_given(client):

@@ -20,8 +20,6 @@ from papers.models import (
     Repository,
     Task,
     TaskEdge,
-    infer_lower_is_better,
-    parse_metric_value,
     uncertain_date,
 )
 
@@ -95,48 +93,6 @@ def test_saving_a_repository_fills_its_parts_from_the_url():
         "group/subgroup",
         "project",
     )
-
-
-@pytest.mark.parametrize(
-    ("raw", "value"),
-    [
-        ("89.09%", 89.09),
-        ("0.6495 ± 0.0043", 0.6495),
-        ("34M", 34e6),
-        ("", None),
-        ("-", None),
-        (None, None),
-        (12, 12.0),
-        ("(7.3, 13.8) on 2%", None),
-    ],
-)
-def test_parse_metric_value(raw, value):
-    assert parse_metric_value(raw) == value
-
-
-@pytest.mark.parametrize(
-    ("name", "lower"),
-    [
-        ("Top-1 Accuracy", False),
-        ("Test perplexity", True),
-        ("WER", True),
-        ("FID", True),
-        ("F1", False),
-        # Depth, trajectory, out-of-distribution and forecast errors, as the tables name
-        # them: ranked highest first, their worst result would lead the board.
-        ("AbsRel", True),
-        ("Sq Rel", True),
-        ("ATE", True),
-        ("RPE", True),
-        ("FPR95", True),
-        ("FPR@95", True),
-        ("CRPS", True),
-        ("Update Rate", False),
-        ("Accurate", False),
-    ],
-)
-def test_infer_lower_is_better(name, lower):
-    assert infer_lower_is_better(name) is lower
 
 
 def test_refresh_counts_follows_links_and_samples(make_paper):

@@ -22,6 +22,7 @@ from papers.archive.read.parsers import PARSERS, EvaluationIn, LeaderboardIn, Ta
 from papers.archive.read.readers import ArchiveReader, detect_kind, unparseable
 from papers.archive.write.identity import DatasetNames, dataset_slug
 from papers.db import chunks, select_rows
+from papers.metrics import read_value
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -30,7 +31,6 @@ from papers.models import (
     Paper,
     Task,
     TaskEdge,
-    parse_metric_value,
 )
 
 # The keys each kind's parser reads; another key with a value is data the import drops.
@@ -422,7 +422,7 @@ def _unranked(lb: LeaderboardIn, examples: list[str]) -> int:
     unranked = 0
     for row in lb.rows if lb.metrics else ():
         raw = row["metrics"].get(lb.metrics[0])
-        if _has_value(raw) and parse_metric_value(raw) is None:
+        if _has_value(raw) and read_value(raw) is None:
             unranked += 1
             if len(examples) < EXAMPLES:
                 examples.append(f"{lb.metrics[0]} = {raw!r}")

@@ -251,10 +251,12 @@ class FileImport:
             self.tick = progress(str(path), path.stat().st_size)
 
     def run(self) -> FileResult:
+        self.loader.begin_file()
         try:
             # --strict rolls the file back
             with transaction.atomic() if self.options.strict else nullcontext():
                 self._read()
+                self._end(complete=True)
             self.importer.committed()
         except ArchiveFileError as exc:
             self.batch.clear()
@@ -263,7 +265,11 @@ class FileImport:
             self.options.report(
                 f"{exc.path}: {exc.reason} (nothing from this file's unfinished batch was kept)"
             )
+            # A file read only in part replaces none of the boards it began to give.
+            self._end(complete=False)
+            self.importer.committed()
         except StrictStop:
+            self.loader.begin_file()
             self.loader.forget()
             self.session.rolled_back()
             self.outcome.error = (
@@ -271,6 +277,11 @@ class FileImport:
             )
             self.options.report(f"{self.path}: {self.outcome.error}")
         return self.outcome
+
+    def _end(self, *, complete: bool) -> None:
+        if self.loader.file_boards:
+            with transaction.atomic():
+                self.loader.end_file(complete=complete)
 
     def _read(self) -> None:
         outcome, batch, tick, position = self.outcome, self.batch, self.tick, self.position

@@ -2,82 +2,14 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 
 from django.db import models
 from django.urls import reverse
 
+from papers.db import chunks
+from papers.metrics import inferred_direction, json_safe_metrics, read_rows
 from papers.models.base import Record
-
-# Metric names whose smaller values are better, matched as whole words, case-insensitively,
-# after "_" and "-" become spaces ("cross-entropy" → "cross entropy").
-_LOWER_IS_BETTER = re.compile(
-    r"\b("
-    r"errors?|err|error rates?|miss rates?|false (?:positive|alarm|negative) rates?|"
-    r"fpr(?:@?\d+)?|fnr|"
-    r"loss|log loss|nll|(?:cross )?entropy|perplexity|ppl|"
-    r"bits? per (?:character|char|dimension|dim|byte|pixel|sub ?word|word)|bits?/(?:dim|char)|"
-    r"bpc|bpd|bpb|nats|"
-    r"wer|cer|ter|fid|kid|lpips|mae|mse|rmse|mape|smape|eer|hter|"
-    r"mr|mean rank|median rank|average rank|latency|time|runtime|inference time|"
-    r"params|parameters|number of params|flops|gflops|mflops|macs|gmacs|model size|memory|"
-    r"distance|chamfer|emd|minade|minfde|ade|fde|epe|abs ?rel|sq ?rel|d1 all|"
-    # trajectory errors (absolute, relative pose), a forecast's ranked probability score
-    r"ate|rpe|crps"
-    r")\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
-_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-# Wrapping a value may carry in the dumps: a byte-order mark, Markdown emphasis (**70.3**,
-# _70.3_), and the spaces around them.
-_WRAPPING = "\ufeff\u200b *_`"
-# What a board's description says of its metrics: "(lower is better)", "higher = better".
-_STATED = re.compile(
-    r"\b(lower|smaller|less|higher|larger|greater|more)\s*(?:is|=|are)\s*better\b",
-    re.IGNORECASE,
-)
-
-
-def infer_lower_is_better(metric_name: str) -> bool:
-    """Whether a metric's smaller values are better, judged from its name (higher when
-    the name says nothing: accuracy, F1, BLEU…)."""
-    return bool(_LOWER_IS_BETTER.search(metric_name.replace("_", " ").replace("-", " ")))
-
-
-def stated_lower_is_better(description: str) -> bool | None:
-    """The direction a leaderboard's description states for its metrics ("Models are
-    evaluated based on average cross-entropy (lower is better)"), or None when it states
-    none, or both."""
-    lower = {"lower", "smaller", "less"}
-    said = {m.group(1).lower() in lower for m in _STATED.finditer(description)}
-    return said.pop() if len(said) == 1 else None
-
-
-def parse_metric_value(raw) -> float | None:
-    """The number a metric value states: 89.09 from "89.09%", 0.6495 from "0.6495 ± 0.0043",
-    34e6 from "34M", 70.3 from "**70.3**", 1234.5 from "1,234.5"; None when there is no
-    single leading number ("", "-", a list)."""
-    if raw is None or isinstance(raw, bool):
-        return None
-    if isinstance(raw, int | float):
-        return float(raw)
-    text = str(raw).strip(_WRAPPING + "\t\n")
-    if not text or text.startswith("("):
-        return None
-    text = text.lstrip("~≈<>= ")
-    match = _NUMBER.match(text)
-    if not match:
-        return None
-    number = match.group(0).replace(",", "")
-    try:
-        value = float(number)
-    except ValueError:
-        return None
-    rest = text[match.end() :].strip(_WRAPPING)
-    if rest[:1].lower() in _SUFFIX and (len(rest) == 1 or not rest[1].isalpha()):
-        value *= _SUFFIX[rest[0].lower()]
-    return value
 
 
 class LeaderboardManager(models.Manager):
@@ -154,16 +86,16 @@ class LeaderboardMetric(models.Model):
     lower_is_better = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Leave empty to take the direction the leaderboard's description states, "
-        "else to infer it from the name (error, loss, perplexity, WER, FID… are "
-        "lower-is-better); set it when that is wrong.",
+        help_text="Leave empty to take the direction the leaderboard's description states "
+        "for this metric, else the one its name says (error, loss, perplexity, WER, FID… "
+        "are lower-is-better: papers/metrics.py); set it when that is wrong.",
     )
     stated_lower_is_better = models.BooleanField(
         null=True,
         blank=True,
         editable=False,
-        help_text="The direction the source board's description states, if any "
-        '("lower is better").',
+        help_text="The direction the source board's description states for this metric, "
+        'if any ("perplexity (lower is better)").',
     )
 
     objects = LeaderboardMetricManager()
@@ -186,14 +118,25 @@ class LeaderboardMetric(models.Model):
 
     @property
     def is_lower_better(self) -> bool:
-        """Staff's choice, else what the name says when it says lower (an error rate stays
-        lower-is-better whatever the description says of the board's other metrics), else
-        what the source board states, else higher."""
+        """Staff's choice, else what the board's description states for this metric, else
+        what its name says, else higher (see direction_source)."""
+        return self.direction[0]
+
+    @property
+    def direction_source(self) -> str:
+        """Who decides the direction: "staff", "description", "name" or "default"."""
+        return self.direction[1]
+
+    @property
+    def direction(self) -> tuple[bool, str]:
         if self.lower_is_better is not None:
-            return self.lower_is_better
-        if infer_lower_is_better(self.name):
-            return True
-        return bool(self.stated_lower_is_better)
+            return self.lower_is_better, "staff"
+        if self.stated_lower_is_better is not None:
+            return self.stated_lower_is_better, "description"
+        said = inferred_direction(self.name)
+        if said is not None:
+            return said, "name"
+        return False, "default"
 
 
 class LeaderboardRowManager(models.Manager):
@@ -263,8 +206,44 @@ class LeaderboardRow(Record):
     natural_key.dependencies = ["papers.leaderboard", "papers.paper"]
 
     def save(self, *args, **kwargs):
-        self.metric_values = {name: parse_metric_value(raw) for name, raw in self.metrics.items()}
+        """Keep the values as given (non-finite numbers as their text: JSON has none), and
+        read them with the rest of their board's columns, whose readings this row may
+        change (a decimal comma is decided per column: papers/metrics.py)."""
+        self.metrics = json_safe_metrics(self.metrics)
+        others = list(
+            LeaderboardRow.objects.filter(leaderboard_id=self.leaderboard_id)
+            .exclude(pk=self.pk)
+            .values_list("id", "metrics", "metric_values")
+        )
+        readings = read_rows([self.metrics, *(metrics for _, metrics, _ in others)])
+        self.metric_values = readings[0]
         super().save(*args, **kwargs)
+        for (pk, _, stored), reading in zip(others, readings[1:], strict=True):
+            if stored != reading:
+                LeaderboardRow.objects.filter(pk=pk).update(metric_values=reading)
+
+
+def revalue_boards(board_ids: Iterable[int]) -> int:
+    """Read every row's values of these boards again, each column as a whole, and store
+    the readings that changed (an import, after it writes a board's rows); how many rows
+    changed."""
+    changed = 0
+    for part in chunks(sorted(set(board_ids))):
+        rows = (
+            LeaderboardRow.objects.filter(leaderboard_id__in=part)
+            .order_by("leaderboard_id", "id")
+            .values_list("leaderboard_id", "id", "metrics", "metric_values")
+        )
+        by_board: dict[int, list[tuple]] = {}
+        for row in rows.iterator(chunk_size=5000):
+            by_board.setdefault(row[0], []).append(row)
+        for board_rows in by_board.values():
+            readings = read_rows([metrics for _, _, metrics, _ in board_rows])
+            for (_, pk, _, stored), reading in zip(board_rows, readings, strict=True):
+                if stored != reading:
+                    LeaderboardRow.objects.filter(pk=pk).update(metric_values=reading)
+                    changed += 1
+    return changed
 
 
 def ranked_rows(

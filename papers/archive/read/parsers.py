@@ -13,6 +13,7 @@ from typing import Any
 
 from papers.archive.read import normalise as n
 from papers.archive.read.normalise import RecordError
+from papers.metrics import json_safe_metrics, stated_lower_is_better
 
 # Which source wrote a paper's fields. A source never overwrites a non-empty value
 # written by a higher-ranked one, so files give the same end state in any order.
@@ -107,7 +108,8 @@ class LeaderboardIn:
     fields: dict[str, Any]
     metrics: list[str]
     rows: list[dict[str, Any]]
-    stated_lower_is_better: bool | None = None
+    # Metric name → the direction the board's description states for it, if any.
+    stated: dict[str, bool | None]
 
 
 @dataclass(slots=True)
@@ -615,17 +617,20 @@ class _Boards:
         self.position = 0
 
     def walk_all(self, items: list[dict], where: str, parent: tuple[str, str] | None, out) -> None:
-        """Sibling boards. Siblings may share a name (nlp-progress has four subdatasets
-        called "Example" under one parent): the second and later are told apart by their
-        place among them ("Smaller Datasets (Example) #2"), never merged."""
+        """Sibling boards. A task's datasets given twice (by names equal but for case or
+        surrounding space) are one board, whose rows the loader merges. Subdatasets of one
+        parent may share a name (nlp-progress has four called "Example" under one parent,
+        each with results of its own): the second and later are told apart by their place
+        among them ("Smaller Datasets (Example) #2"), never merged."""
         seen: dict[str, int] = {}
         key = "subdatasets" if parent else "datasets"
         for index, raw in enumerate(items):
             at = f"{where}{key}[{index}]."
             name = _board_name(raw, at, parent[0] if parent else None)
-            seen[name] = seen.get(name, 0) + 1
-            if seen[name] > 1:
-                name = f"{name} #{seen[name]}"
+            folded = name.casefold()
+            seen[folded] = seen.get(folded, 0) + 1
+            if parent and seen[folded] > 1:
+                name = f"{name} #{seen[folded]}"
             dataset = (name, n.url_slug(raw.get("dataset_url"), f"{at}dataset_url"))
             self.walk(raw, at, dataset, parent, out)
 
@@ -637,8 +642,6 @@ class _Boards:
         parent: tuple[str, str] | None,
         out,
     ) -> None:
-        from papers.models import stated_lower_is_better
-
         sota = n.obj(raw.get("sota"), f"{where}sota")
         metrics = n.text_list(sota.get("metrics"), f"{where}sota.metrics")
         rows = []
@@ -673,7 +676,10 @@ class _Boards:
                 },
                 metrics=metrics,
                 rows=rows,
-                stated_lower_is_better=stated_lower_is_better(description),
+                stated={
+                    name: stated_lower_is_better(description, name, len(metrics))
+                    for name in metrics
+                },
             )
         )
         self.position += 1
@@ -700,8 +706,6 @@ def _link_url(value: Any, where: str) -> str:
 
 
 def _parse_row(raw: dict, where: str, position: int) -> dict[str, Any]:
-    from papers.models import parse_metric_value
-
     metrics_raw = n.obj(raw.get("metrics"), f"{where}metrics")
     metrics = {}
     for name, value in metrics_raw.items():
@@ -732,8 +736,7 @@ def _parse_row(raw: dict, where: str, position: int) -> dict[str, Any]:
         "paper_title": paper_title,
         "paper_url": paper_url,
         "paper_date": paper_date,
-        "metrics": metrics,
-        "metric_values": {name: parse_metric_value(v) for name, v in metrics.items()},
+        "metrics": json_safe_metrics(metrics),
         "uses_additional_data": n.flag(
             raw.get("uses_additional_data"), f"{where}uses_additional_data"
         ),

@@ -5,11 +5,11 @@ decide identity where a slug alone would merge distinct records.
 Datasets. A dataset record with a URL is keyed by the URL's slug. One known only by its
 name (the derived search collection, a leaderboard, a record's `datasets_introduced`) is
 keyed by that exact name: "TVQA" and "TVQA+" are two datasets, and so are "TweetQA" and
-"TWEETQA". Its slug is the name's, with "+" spelt "plus" and "*" "star" (`tvqa-plus`,
-`a-star-3d`); where another dataset already holds that slug, the first free of `-2`, `-3`…
-(stable: the name finds its row again on every later import). A name other records only
-mention also matches a dataset whose name differs from it in case alone, and a dataset
-record claims a row that such a mention created.
+"TWEETQA" given as dataset records. Its slug is the name's, with "+" spelt "plus" and "*"
+"star" (`tvqa-plus`, `a-star-3d`); where another dataset already holds that slug, the
+first free of `-2`, `-3`… (stable: the name finds its row again on every later import).
+A name other records only mention also matches a dataset whose name differs from it in
+case alone, and a dataset record claims a row that such a mention created.
 
 Tasks. A top-level task is keyed by its name. A subtask's identity is its path: it keeps
 the task found under the same parent by that name; else it takes its name's slug when that
@@ -118,15 +118,22 @@ class DatasetNames:
         return ids, new
 
     def mentions(self, names: Iterable[str]) -> dict[str, int]:
-        """The dataset each name names, creating a row for a name nothing holds."""
+        """The dataset each name names, creating a row for a name nothing holds. New
+        names that differ in case alone ("Pubmed", "PubMed") name one new row, the first
+        spelling's, as they would once it exists."""
         ids, new = self.find(names)
         if new:
-            slugs = self.loader.free_dataset_slugs.take(dataset_slug(name) for name in new)
-            items = {slugs[dataset_slug(name)].pop(0): name for name in new}
+            spellings: dict[str, list[str]] = {}
+            for name in new:
+                spellings.setdefault(name.casefold(), []).append(name)
+            first = [group[0] for group in spellings.values()]
+            slugs = self.loader.free_dataset_slugs.take(dataset_slug(name) for name in first)
+            items = {slugs[dataset_slug(name)].pop(0): name for name in first}
             created = self.loader.upsert(
                 Dataset, "slug", {slug: {"name": name} for slug, name in items.items()}
             )
-            ids.update((items[slug], pk) for slug, pk in created.items())
+            for slug, pk in created.items():
+                ids.update((name, pk) for name in spellings[items[slug].casefold()])
         return ids
 
     def at_slugs(self, items: dict[str, str]) -> dict[str, int]:

@@ -9,10 +9,12 @@ are left alone unless `overwrite_edits`. Counts go to `Stats` per model.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from copy import deepcopy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, connection, models, transaction
@@ -61,6 +63,7 @@ from papers.models import (
     Task,
     refresh_browse_counts,
     refresh_counts,
+    revalue_boards,
     uncertain_date,
 )
 from papers.search import index as search_index
@@ -110,6 +113,33 @@ class ChangedPaper:
     date_uncertain: bool
     author_names: str
     values: list  # in the order of the batch's written columns
+
+
+@dataclass(slots=True)
+class GivenBoard:
+    """A board as the file being imported has given it so far."""
+
+    board_id: int
+    metrics: list[str] = field(default_factory=list)
+    # Row key → a digest of the row's content: a row given again with the same content is
+    # the same row; one with other content under the same key is another row.
+    rows: dict[str, str] = field(default_factory=dict)
+    written: bool = False  # some occurrence gave it rows
+
+    def add(self, row_key: str, values: dict[str, Any]) -> str | None:
+        """The key the row takes (None: the board has it already)."""
+        shown = {k: v for k, v in values.items() if k != "position"}
+        content = hashlib.sha1(
+            json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False).encode()
+        ).hexdigest()
+        key, again = row_key, 0
+        while key in self.rows:
+            if self.rows[key] == content:
+                return None
+            again += 1
+            key = hashlib.sha1(f"{row_key}+{again}".encode()).hexdigest()
+        self.rows[key] = content
+        return key
 
 
 def empty(value: Any) -> bool:
@@ -235,6 +265,8 @@ class Loader:
         # Whether the papers table may hold papers keyed by their arXiv id (None: not
         # yet asked).
         self.arxiv_keyed: bool | None = None
+        # The boards the file being imported has given so far, by (task id, dataset id).
+        self.file_boards: dict[tuple[int, int], GivenBoard] = {}
 
     # --- generic upsert ----------------------------------------------------------------
 
@@ -319,6 +351,7 @@ class Loader:
         it is rolled back, and written again with every slug looked up from then on."""
         write = getattr(self, kind)
         counts = None if self.known_slugs is None else deepcopy(self.stats.counts)
+        boards = None if counts is None else deepcopy(self.file_boards)
         try:
             with transaction.atomic():
                 write(batch)
@@ -326,6 +359,7 @@ class Loader:
             if counts is None:
                 raise
             self.stats.counts = counts
+            self.file_boards = boards
             self.forget()
             self.known_slugs = None
             with transaction.atomic():
@@ -841,62 +875,75 @@ class Loader:
         named = self.dataset_names.mentions(name for name, slug in datasets if not slug)
         at_slugs = self.dataset_names.at_slugs({slug: name for name, slug in datasets if slug})
 
-        def dataset_id(dataset: tuple[str, str]) -> int:
-            name, slug = dataset
-            return at_slugs[slug] if slug else named[name]
+        def key(lb: LeaderboardIn, dataset: tuple[str, str] | None = None) -> tuple[int, int]:
+            name, slug = dataset or lb.dataset
+            return task_ids[lb.task], at_slugs[slug] if slug else named[name]
 
         through = Dataset.tasks.through
         through.objects.bulk_create(
-            [
-                through(dataset_id=dataset_id(lb.dataset), task_id=task_ids[lb.task])
-                for lb in boards
-            ],
+            [through(dataset_id=key(lb)[1], task_id=key(lb)[0]) for lb in boards],
             ignore_conflicts=True,
         )
         stub_ids = self.papers([stub for ev in incoming for stub in ev.stubs])
 
-        # A board given twice (a subtask repeated under several parents) is one board:
-        # the last given wins.
-        latest: dict[tuple[int, int], LeaderboardIn] = {}
+        # A board this file gives again (a subtask repeated under several parents, a
+        # dataset named twice with another case or spacing) is the board it gave first:
+        # its fields fill what the first left empty, its rows join the first's.
+        first: dict[tuple[int, int], LeaderboardIn] = {}
+        again: dict[tuple[int, int], LeaderboardIn] = {}
         for lb in boards:
-            latest[(task_ids[lb.task], dataset_id(lb.dataset))] = lb
-        board_ids: dict[tuple[int, int], int] = {}
-        by_task = defaultdict(dict)
-        for (task_id, dataset), lb in latest.items():
-            by_task[task_id][dataset] = lb.fields | {"position": lb.position}
-        for task_id, items in by_task.items():
-            ids = self.upsert(Leaderboard, "dataset_id", items, extra_key={"task_id": task_id})
-            for dataset, board_id in ids.items():
-                board_ids[(task_id, dataset)] = board_id
-        for (task_id, dataset), lb in latest.items():
-            parent = board_ids.get((task_id, dataset_id(lb.parent))) if lb.parent else None
+            k = key(lb)
+            if k in self.file_boards or k in first:
+                again.setdefault(k, lb)
+            else:
+                first[k] = lb
+        board_ids = {k: given.board_id for k, given in self.file_boards.items()}
+        for chosen, fill_only in ((first, False), (again, True)):
+            by_task = defaultdict(dict)
+            for (task_id, dataset), lb in chosen.items():
+                by_task[task_id][dataset] = lb.fields | {"position": lb.position}
+            for task_id, items in by_task.items():
+                ids = self.upsert(
+                    Leaderboard,
+                    "dataset_id",
+                    items,
+                    extra_key={"task_id": task_id},
+                    fill_only=fill_only,
+                    count=not fill_only,
+                )
+                for dataset, board_id in ids.items():
+                    board_ids[(task_id, dataset)] = board_id
+        for k, lb in first.items():
+            self.file_boards[k] = GivenBoard(board_ids[k])
+            parent = board_ids.get(key(lb, lb.parent)) if lb.parent else None
             if parent is not None:
-                Leaderboard.objects.filter(id=board_ids[(task_id, dataset)]).exclude(
+                Leaderboard.objects.filter(id=board_ids[k]).exclude(parent_id=parent).update(
                     parent_id=parent
-                ).update(parent_id=parent)
+                )
 
         arxiv_ids = {row["paper_arxiv"] for lb in boards for row in lb.rows if row["paper_arxiv"]}
         by_arxiv = {
             row["arxiv_id"]: row["id"]
             for row in _in(Paper, "arxiv_id", arxiv_ids, "id", "arxiv_id")
         }
-        for key, lb in latest.items():
-            self._board(board_ids[key], lb, stub_ids, by_arxiv)
+        for lb in boards:
+            self._board(self.file_boards[key(lb)], lb, stub_ids, by_arxiv)
+        # Read now, so that pages show this batch's boards ranked while the file goes on.
+        revalue_boards(self.file_boards[key(lb)].board_id for lb in boards if lb.rows)
 
-    def _board(self, board_id: int, lb: LeaderboardIn, stub_ids, by_arxiv) -> None:
-        """Write one board's metrics and rows as the file gives them: the file's version of
-        a board replaces the one stored (rows and metrics it no longer has go, except rows
-        staff edited and metrics whose direction staff set)."""
+    def _board(self, given: GivenBoard, lb: LeaderboardIn, stub_ids, by_arxiv) -> None:
+        """Write the metrics and rows one occurrence of a board adds to what this file gave
+        of it so far. What the file no longer gives goes when the file ends
+        (end_file())."""
+        new_metrics = [m for m in lb.metrics if m not in given.metrics]
         metric_items = {
-            m: {"position": i, "stated_lower_is_better": lb.stated_lower_is_better}
-            for i, m in enumerate(lb.metrics)
+            m: {"position": len(given.metrics) + i, "stated_lower_is_better": lb.stated[m]}
+            for i, m in enumerate(new_metrics)
         }
+        given.metrics += new_metrics
         self.upsert(
-            LeaderboardMetric, "name", metric_items, extra_key={"leaderboard_id": board_id}
+            LeaderboardMetric, "name", metric_items, extra_key={"leaderboard_id": given.board_id}
         )
-        LeaderboardMetric.objects.filter(
-            leaderboard_id=board_id, lower_is_better__isnull=True
-        ).exclude(name__in=list(metric_items)).delete()
         rows = {}
         for row in lb.rows:
             values = {
@@ -905,19 +952,42 @@ class Loader:
             values["paper_id"] = stub_ids.get(row["paper_slug"]) or by_arxiv.get(
                 row["paper_arxiv"]
             )
-            rows[row["row_key"]] = values
-        self.upsert(LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": board_id})
-        stored = LeaderboardRow.objects.filter(leaderboard_id=board_id).values_list(
-            "id", "row_key", "edited_in_admin"
-        )
-        gone = [
-            pk
-            for pk, key, edited in stored
-            if key not in rows and (self.overwrite_edits or not edited)
-        ]
-        delete_where_in(LeaderboardRow, "id", gone)
-        deleted = len(gone)
-        self.stats.add("LeaderboardRow", "deleted", deleted)
+            row_key = given.add(row["row_key"], values)
+            if row_key is not None:
+                values["position"] = len(given.rows) - 1
+                rows[row_key] = values
+        self.upsert(LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": given.board_id})
+        given.written = given.written or bool(lb.rows)
+
+    def begin_file(self) -> None:
+        self.file_boards = {}
+
+    def end_file(self, *, complete: bool) -> None:
+        """The boards this file gave are now as it gives them: their rows and metrics it
+        does not give are deleted (except rows staff edited and metrics whose direction
+        staff set), unless it gave a board no rows (an empty board replaces nothing) or
+        the file could not be read to its end. Then every board's values are read again,
+        column by column (papers.metrics)."""
+        boards = [g for g in self.file_boards.values() if g.written] if complete else []
+        shrunk = []
+        for given in boards:
+            LeaderboardMetric.objects.filter(
+                leaderboard_id=given.board_id, lower_is_better__isnull=True
+            ).exclude(name__in=given.metrics).delete()
+            stored = LeaderboardRow.objects.filter(leaderboard_id=given.board_id).values_list(
+                "id", "row_key", "edited_in_admin"
+            )
+            gone = [
+                pk
+                for pk, row_key, edited in stored
+                if row_key not in given.rows and (self.overwrite_edits or not edited)
+            ]
+            delete_where_in(LeaderboardRow, "id", gone)
+            self.stats.add("LeaderboardRow", "deleted", len(gone))
+            if gone:
+                shrunk.append(given.board_id)
+        revalue_boards(shrunk)
+        self.file_boards = {}
 
     # --- end of an import -------------------------------------------------------------------
 
