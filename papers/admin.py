@@ -18,10 +18,16 @@ import re
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
-from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db.models import Exists, OuterRef, Q
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
 
+from papers.metrics import inferred_direction
 from papers.models import (
     NEWEST_FIRST,
     Author,
@@ -47,6 +53,7 @@ from papers.models import (
     TaskEdge,
     linked_records,
     refresh_browse_counts_of_papers,
+    restate_directions,
 )
 from papers.rankings import refresh_boards
 from papers.vocabularies import ReachStatus, label_for
@@ -824,6 +831,8 @@ class LeaderboardAdmin(RecordAdmin):
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         self._boards_moved([(obj.task_id, obj.dataset_id)], form if change else None)
+        if "description" in form.changed_data:
+            restate_directions(obj)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -859,18 +868,121 @@ class BoardPartAdmin(admin.ModelAdmin):
         refresh_boards(boards)
 
 
+DECIDED_BY = {
+    "staff": "staff",
+    "description": "the board's description",
+    "name": "the metric's name",
+    "default": "nothing (higher is better)",
+}
+
+
+class DirectionFilter(admin.SimpleListFilter):
+    """Who decides a metric's direction: staff, the board's description, the metric's
+    name (papers/metrics.py) or nothing (higher is better by default)."""
+
+    title = "direction decided by"
+    parameter_name = "decided_by"
+
+    def lookups(self, request, model_admin):
+        return list(DECIDED_BY.items())
+
+    def queryset(self, request, queryset):
+        chosen = self.value()
+        if chosen == "staff":
+            return queryset.filter(lower_is_better__isnull=False)
+        if chosen == "description":
+            return queryset.filter(
+                lower_is_better__isnull=True, stated_lower_is_better__isnull=False
+            )
+        if chosen in ("name", "default"):
+            # The name's verdict is worked out in Python (papers/metrics.py), over the
+            # distinct names of the metrics neither staff nor a description decide.
+            undecided = queryset.filter(
+                lower_is_better__isnull=True, stated_lower_is_better__isnull=True
+            )
+            names = undecided.values_list("name", flat=True).distinct()
+            wanted = [n for n in names if (inferred_direction(n) is None) == (chosen == "default")]
+            return undecided.filter(name__in=wanted)
+        return queryset
+
+
 @admin.register(LeaderboardMetric)
 class LeaderboardMetricAdmin(BoardPartAdmin, CheckedInitialAdmin):
-    list_display = ("name", "leaderboard", "position", "lower_is_better", "is_lower_better")
+    list_display = ("name", "leaderboard", "position", "direction", "decided_by", "fix")
     list_select_related = ("leaderboard__task", "leaderboard__dataset")
-    list_filter = ("lower_is_better",)
+    list_filter = (DirectionFilter, "lower_is_better")
     search_fields = ("name",)
-    readonly_fields = ("is_lower_better",)
+    search_help_text = "A metric's name."
+    readonly_fields = ("is_lower_better", "stated_lower_is_better", "decided_by")
     autocomplete_fields = ("leaderboard",)
+    actions = ("make_lower_better", "make_higher_better", "decide_again")
 
     @admin.display(boolean=True, description="lower is better (as used)")
     def is_lower_better(self, obj):
         return obj.is_lower_better
+
+    @admin.display(description="better")
+    def direction(self, obj):
+        return "lower" if obj.is_lower_better else "higher"
+
+    @admin.display(description="decided by")
+    def decided_by(self, obj):
+        return DECIDED_BY[obj.direction_source]
+
+    @admin.display(description="fix")
+    def fix(self, obj):
+        # A button of the changelist's own form (with its CSRF token) posting to the
+        # metric's flip view: one click turns the direction around.
+        url = reverse("admin:papers_leaderboardmetric_flip", args=[obj.pk])
+        return format_html(
+            '<button type="submit" class="button" formaction="{}" formmethod="post" '
+            "formnovalidate>Make {} better</button>",
+            url,
+            "higher" if obj.is_lower_better else "lower",
+        )
+
+    def get_urls(self):
+        flip = path(
+            "<int:pk>/flip/",
+            self.admin_site.admin_view(self.flip_view),
+            name="papers_leaderboardmetric_flip",
+        )
+        return [flip, *super().get_urls()]
+
+    def flip_view(self, request, pk: int):
+        metric = get_object_or_404(LeaderboardMetric, pk=pk)
+        if request.method != "POST" or not self.has_change_permission(request, metric):
+            raise PermissionDenied
+        metric.lower_is_better = not metric.is_lower_better
+        metric.save(update_fields=["lower_is_better"])
+        refresh_boards({metric.leaderboard_id})
+        better = "lower" if metric.lower_is_better else "higher"
+        self.message_user(request, f"{metric} on {metric.leaderboard}: {better} is better.")
+        back = request.headers.get("Referer", "")
+        changelist = reverse("admin:papers_leaderboardmetric_changelist")
+        if not url_has_allowed_host_and_scheme(back, {request.get_host()}) or (
+            changelist not in back
+        ):
+            back = changelist
+        return HttpResponseRedirect(back)
+
+    def _set_direction(self, request, queryset, lower: bool | None) -> None:
+        boards = set(queryset.values_list("leaderboard_id", flat=True))
+        changed = queryset.update(lower_is_better=lower)
+        refresh_boards(boards)  # an update() sends no signal: refresh them all
+        self.message_user(request, f"{changed} metric(s) changed; their boards ranked again.")
+
+    @admin.action(description="Set: lower is better")
+    def make_lower_better(self, request, queryset):
+        self._set_direction(request, queryset, True)
+
+    @admin.action(description="Set: higher is better")
+    def make_higher_better(self, request, queryset):
+        self._set_direction(request, queryset, False)
+
+    @admin.action(description="Let the description and the name decide again")
+    def decide_again(self, request, queryset):
+        self._set_direction(request, queryset, None)
 
 
 @admin.register(LeaderboardRow)

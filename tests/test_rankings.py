@@ -335,3 +335,42 @@ def test_the_refresh_command_keeps_every_board_and_says_so(world):
     call_command("refresh_browse_counts", stdout=out)
     assert "every leaderboard ranked" in out.getvalue()
     assert kept(world.board) and kept(world.speech)
+
+
+# --- staff and the metrics' directions ---------------------------------------------------
+
+
+def test_staff_find_the_metrics_whose_name_decides_and_turn_one_around_in_a_click(
+    admin_client, client, world
+):
+    refresh_boards()
+    changelist = reverse("admin:papers_leaderboardmetric_changelist")
+    page = admin_client.get(changelist, {"decided_by": "name"}).content.decode()
+    assert "Top-1 Accuracy" in page and "WER" in page and "Params" in page
+    accuracy = LeaderboardMetric.objects.get(name="Top-1 Accuracy")
+    flip = reverse("admin:papers_leaderboardmetric_flip", args=[accuracy.pk])
+    assert f'formaction="{flip}"' in page
+    assert admin_client.get(flip).status_code == 403  # a click posts; a link changes nothing
+    response = admin_client.post(
+        flip, HTTP_REFERER=f"http://testserver{changelist}?decided_by=name"
+    )
+    assert response.status_code == 302 and response["Location"].endswith("?decided_by=name")
+    accuracy.refresh_from_db()
+    assert (accuracy.lower_is_better, accuracy.direction_source) == (True, "staff")
+    assert kept(world.board)  # ranked again, lowest first
+    assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
+    page = admin_client.get(changelist, {"decided_by": "staff"}).content.decode()
+    assert "Top-1 Accuracy" in page and "WER" not in page
+
+
+def test_a_change_of_a_boards_description_in_the_admin_restates_its_metrics_direction(
+    admin_client, world
+):
+    from tests.test_admin import change_form_data, post_change
+
+    metric = LeaderboardMetric.objects.create(leaderboard=world.speech, name="Score", position=1)
+    data = change_form_data(admin_client, world.speech)
+    data["description"] = ["Systems are ranked by Score (lower is better)."]
+    post_change(admin_client, world.speech, data)
+    metric.refresh_from_db()
+    assert (metric.is_lower_better, metric.direction_source) == (True, "description")

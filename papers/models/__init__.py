@@ -6,7 +6,9 @@ from papers.models.leaderboards import (
     LeaderboardRow,
     MetricRanking,
     ranked_rows,
+    restate_directions,
     revalue_boards,
+    unranked_values,
 )
 from papers.models.papers import (
     NEWEST_FIRST,
@@ -73,7 +75,9 @@ __all__ = [
     "refresh_counts",
     "report_by_repo_kind",
     "report_summary",
+    "restate_directions",
     "revalue_boards",
     "uncertain_date",
     "uncertain_year",
+    "unranked_values",
 ]

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from django.db import models
 from django.urls import reverse
 
 from papers.db import chunks
-from papers.metrics import inferred_direction, json_safe_metrics, read_rows
+from papers.metrics import (
+    has_value,
+    inferred_direction,
+    json_safe_metrics,
+    read_rows,
+    stated_lower_is_better,
+)
 from papers.models.base import Record
 
 
@@ -221,6 +227,31 @@ class LeaderboardRow(Record):
         for (pk, _, stored), reading in zip(others, readings[1:], strict=True):
             if stored != reading:
                 LeaderboardRow.objects.filter(pk=pk).update(metric_values=reading)
+
+
+def restate_directions(board: Leaderboard) -> None:
+    """Keep what the board's description states for each of its metrics (after staff
+    edit the description)."""
+    metrics = list(board.metrics.all())
+    for metric in metrics:
+        stated = stated_lower_is_better(board.description, metric.name, len(metrics))
+        if stated != metric.stated_lower_is_better:
+            metric.stated_lower_is_better = stated
+            metric.save(update_fields=["stated_lower_is_better"])
+
+
+def unranked_values(board_ids: Iterable[int]) -> Iterator[tuple[int, str, object]]:
+    """(board id, metric name, value as given) of every value these boards' rows give
+    that their readings hold no number for ("-", "", null say nothing and are not)."""
+    for part in chunks(sorted(set(board_ids))):
+        rows = LeaderboardRow.objects.filter(leaderboard_id__in=part).values_list(
+            "leaderboard_id", "metrics", "metric_values"
+        )
+        for board, metrics, values in rows.iterator(chunk_size=5000):
+            values = values if isinstance(values, dict) else {}
+            for name, raw in (metrics if isinstance(metrics, dict) else {}).items():
+                if has_value(raw) and values.get(name) is None:
+                    yield board, name, raw
 
 
 def revalue_boards(board_ids: Iterable[int]) -> int:
