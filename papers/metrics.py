@@ -83,6 +83,15 @@ HIGHER_HEADS = frozenset(
         "speedup", "hr",
     }
 )  # fmt: skip
+# Lower-is-better words that count what a result spends, not how good it is: the field
+# does not move them one way over time (models grow), so no history contradicts them.
+COST_STEMS = frozenset(
+    {
+        "time", "runtime", "latency", "ms", "sec", "second", "minute", "hour", "day",
+        "gpuhour", "size", "param", "parameter", "flop", "gflop", "mflop", "tflop", "mac",
+        "gmac", "memory", "mb", "gb", "kb", "byte", "storage", "energy", "carbon",
+    }
+)  # fmt: skip
 # Higher-is-better measures that are fractions or percentages (never past 100).
 BOUNDED_HEADS = frozenset(
     {
@@ -154,6 +163,11 @@ def inferred_direction(metric_name: str) -> bool | None:
 def is_bounded(metric_name: str) -> bool:
     """Whether the name says the metric is a fraction or a percentage (accuracy, F1…)."""
     return any(_in(w, BOUNDED_HEADS) for w in _words(_BRACKETS.sub(" ", metric_name)))
+
+
+def is_cost(metric_name: str) -> bool:
+    """Whether the name says the metric counts a cost (parameters, time, memory…)."""
+    return any(_in(w, COST_STEMS) for w in _words(_BRACKETS.sub(" ", metric_name)))
 
 
 def infer_lower_is_better(metric_name: str) -> bool:
@@ -406,3 +420,32 @@ def json_safe_metrics(metrics) -> dict:
             value = str(value)
         out[str(name)] = value
     return out
+
+
+# --- a direction the results contradict ---------------------------------------------------------
+
+CONTRADICTION_MIN_RESULTS = 5
+
+
+def new_bests(values: Sequence[float], lower_is_better: bool) -> int:
+    """How many of these values (in date order) beat every one before them."""
+    best, count = None, 0
+    for value in values:
+        if best is None or (value < best if lower_is_better else value > best):
+            best, count = value, count + 1
+    return count
+
+
+def contradicts(values: Sequence[float], lower_is_better: bool) -> bool:
+    """Whether results, in date order, set records the other way: the field moves
+    forward, so under the right direction new bests keep coming; under the wrong one the
+    newest results keep beating the old in the other direction. True when, of at least
+    CONTRADICTION_MIN_RESULTS results, the other direction has three new bests or more,
+    twice as many as this one, and the newest of them is its best. (Not asked of costs:
+    see is_cost().)"""
+    if len(values) < CONTRADICTION_MIN_RESULTS:
+        return False
+    mine = new_bests(values, lower_is_better)
+    other = new_bests(values, not lower_is_better)
+    newest_is_best = values[-1] == (max(values) if lower_is_better else min(values))
+    return other >= 3 and other >= 2 * mine and newest_is_best

@@ -11,7 +11,15 @@ import json
 import pytest
 
 from papers import charts
-from papers.models import Leaderboard, LeaderboardRow, MetricRanking
+from papers.archive.fidelity import Verdict, reports
+from papers.models import (
+    Dataset,
+    Leaderboard,
+    LeaderboardMetric,
+    LeaderboardRow,
+    MetricRanking,
+    Task,
+)
 from papers.rankings import board_facts
 from tests.archive_helpers import run_import, write
 from tests.conftest import realdata
@@ -181,3 +189,91 @@ def test_a_board_given_twice_in_one_file_is_stable_across_reimports(tmp_path):
     out = imported(path, batch_size=1)
     assert "Nothing changed" in out
     assert dict(lb.rows.values_list("row_key", "id")) == ids
+
+
+# --- the fidelity report tells the truth ---------------------------------------------------------
+
+
+def _walk(boards: list[dict]) -> tuple[int, int]:
+    """(boards, rows) a list of dataset entries gives, subdatasets included."""
+    count, rows = 0, 0
+    for board in boards:
+        count += 1
+        rows += len((board.get("sota") or {}).get("rows") or [])
+        sub = _walk(board.get("subdatasets") or [])
+        count, rows = count + sub[0], rows + sub[1]
+    return count, rows
+
+
+def _given(task: dict) -> tuple[int, int]:
+    count, rows = _walk(task.get("datasets") or [])
+    for sub in task.get("subtasks") or []:
+        more = _given(sub)
+        count, rows = count + more[0], rows + more[1]
+    return count, rows
+
+
+@pytest.mark.parametrize("name", ["nlp-progress", "nlpprogress", "ogb", "eff", "squad", "snli"])
+def test_the_fidelity_report_of_a_real_file_agrees_with_a_count_of_its_own(name):
+    path = realdata(f"{TASKS}/{name}.json")
+    imported(path)
+    data = json.loads(path.read_text())
+    boards = rows = 0
+    for task in data if isinstance(data, list) else [data]:
+        b, r = _given(task)
+        boards, rows = boards + b, rows + r
+    (report,) = reports([path])
+    assert (report.lost, report.rows_lost, report.merged, report.split) == ([], [], [], [])
+    assert not report.not_stored and report.ok
+    notes = "\n".join(report.notes)
+    assert f"boards {boards:,} given, {Leaderboard.objects.count():,} in the database" in notes
+    distinct = LeaderboardRow.objects.count()
+    assert f"rows {rows:,} given, {distinct:,} distinct" in notes
+    assert report.found == report.distinct == Task.objects.count()
+
+
+def test_the_fidelity_report_counts_merged_boards_once_and_names_rows_lost(tmp_path):
+    snli = real_task("snli")
+    snli["datasets"] = _split(snli["datasets"][0], ("SNLI", " snli"))
+    path = write(tmp_path / "snli.json", [snli])
+    out = imported(path)
+    assert "Fidelity: 0 lost or rejected" in out and "1 records given again" in out
+    (report,) = reports([path])
+    assert report.ok and "boards 2 given, 1 in the database" in "\n".join(report.notes)
+    LeaderboardRow.objects.filter(position__in=[3, 40]).delete()
+    (report,) = reports([path])
+    assert report.rows_lost == ["2 of Natural Language Inference on SNLI"]
+    assert "rows lost: 2 (2 of Natural Language Inference on SNLI)" in "\n".join(report.lines())
+    verdict = Verdict.of([report])
+    assert verdict.lost == 2 and "2 lost" in verdict.line()
+
+
+def test_the_fidelity_report_finds_a_board_split_in_two_and_values_not_stored(tmp_path):
+    snli = real_task("snli")
+    snli["datasets"][0]["description"] = "The SNLI corpus."
+    path = write(tmp_path / "snli.json", [snli])
+    imported(path)
+    lb = Leaderboard.objects.get()
+    Leaderboard.objects.filter(pk=lb.pk).update(description="")
+    Leaderboard.objects.create(
+        task=lb.task, dataset=Dataset.objects.create(slug="snli-2", name="SNLI #2")
+    )
+    (report,) = reports([path])
+    assert report.split == ["SNLI | SNLI #2"] or report.split == ["SNLI #2 | SNLI"]
+    assert report.not_stored == {"datasets[].description": 1}
+    assert not report.ok
+
+
+def test_the_fidelity_report_lists_unranked_values_overrides_and_contradictions(tmp_path):
+    squad = only_board(real_task("squad"), "SQuAD1.1")
+    squad["datasets"][0]["sota"]["rows"][5]["metrics"]["EM"] = "O.753"
+    path = write(tmp_path / "squad.json", [squad])
+    imported(path)
+    LeaderboardMetric.objects.filter(name="EM").update(lower_is_better=True)
+    (report,) = reports([path])
+    assert report.unranked_count == 1 and report.unranked[0].startswith("EM = 'O.753'")
+    assert report.overrides == ["EM on Question Answering on SQuAD1.1: lower (staff)"]
+    assert report.contradicted == ["EM on Question Answering on SQuAD1.1 (lower is better)"]
+    LeaderboardMetric.objects.filter(name="EM").update(lower_is_better=None)
+    (report,) = reports([path])
+    assert report.overrides == report.contradicted == []

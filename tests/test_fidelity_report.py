@@ -71,3 +71,19 @@ def test_the_fidelity_report_names_what_a_database_lost(tmp_path):
     text = out.getvalue()
     assert "task Relation Prediction / Task" in text
     assert "board Semantic parsing / SQL parsing on Smaller Datasets (Example) #3" in text
+
+
+def test_the_fidelity_report_names_read_values_the_database_does_not_hold():
+    from papers.archive.fidelity import reports
+    from papers.models import Method, Paper
+
+    papers, methods = realdata(ONEPHA), realdata(METHODS_2025)
+    imported(papers, methods)
+    assert all(report.ok for report in reports([papers, methods]))
+    Paper.objects.filter(pk=Paper.objects.order_by("id").first().pk).update(abstract="")
+    method = Method.objects.exclude(source_url="").order_by("id").first()
+    Method.objects.filter(pk=method.pk).update(source_url="")
+    paper_report, method_report = reports([papers, methods])
+    assert paper_report.not_stored == {"abstract": 1} and not paper_report.ok
+    assert method_report.not_stored == {"source_url": 1}
+    assert "read but not stored: abstract (1)" in "\n".join(paper_report.lines())

@@ -65,6 +65,7 @@ from papers.models import (
     refresh_counts,
     revalue_boards,
     uncertain_date,
+    unranked_values,
 )
 from papers.search import index as search_index
 
@@ -126,9 +127,11 @@ class GivenBoard:
     rows: dict[str, str] = field(default_factory=dict)
     written: bool = False  # some occurrence gave it rows
 
-    def add(self, row_key: str, values: dict[str, Any]) -> str | None:
-        """The key the row takes (None: the board has it already)."""
-        shown = {k: v for k, v in values.items() if k != "position"}
+    def add(self, row: dict[str, Any]) -> str | None:
+        """The key a parsed row takes on the board (None: the board has it already).
+        papers.archive.fidelity finds the rows it expects with this too."""
+        row_key = row["row_key"]
+        shown = {k: v for k, v in row.items() if k not in ("position", "row_key", "stub_paper")}
         content = hashlib.sha1(
             json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False).encode()
         ).hexdigest()
@@ -895,6 +898,7 @@ class Loader:
             k = key(lb)
             if k in self.file_boards or k in first:
                 again.setdefault(k, lb)
+                self.stats.add("Leaderboard", "given_again")
             else:
                 first[k] = lb
         board_ids = {k: given.board_id for k, given in self.file_boards.items()}
@@ -952,7 +956,7 @@ class Loader:
             values["paper_id"] = stub_ids.get(row["paper_slug"]) or by_arxiv.get(
                 row["paper_arxiv"]
             )
-            row_key = given.add(row["row_key"], values)
+            row_key = given.add(row)
             if row_key is not None:
                 values["position"] = len(given.rows) - 1
                 rows[row_key] = values
@@ -987,6 +991,8 @@ class Loader:
             if gone:
                 shrunk.append(given.board_id)
         revalue_boards(shrunk)
+        unranked = sum(1 for _ in unranked_values(g.board_id for g in self.file_boards.values()))
+        self.stats.add("LeaderboardRow", "unranked", unranked)
         self.file_boards = {}
 
     # --- end of an import -------------------------------------------------------------------

@@ -7,17 +7,18 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.archive.fidelity import reports
+from papers.archive.fidelity import Verdict, reports
 from papers.archive.read.readers import KINDS
 
 
 class Command(BaseCommand):
     help = (
         "Compare archive files with the database: records given, rejected and kept, records "
-        "lost, distinct records merged into one, records hidden, leaderboard rows that cannot "
-        "be ranked, and keys whose values are dropped. Run it on the database the files were "
-        "imported into, or with --scratch to import them into a fresh SQLite database first. "
-        "Exit status 1 when anything was lost, merged or dropped."
+        "lost, distinct records merged into one, records hidden, leaderboards one name splits "
+        "in two, values that cannot be ranked, metric directions to review, and keys whose "
+        "values are dropped or not stored. Run it on the database the files were imported "
+        "into, or with --scratch to import them into a fresh SQLite database first. Exit "
+        "status 1 when anything was lost, merged, split, dropped or not stored."
     )
 
     def add_arguments(self, parser):
@@ -36,10 +37,12 @@ class Command(BaseCommand):
         if scratch:
             sys.exit(self.in_scratch(files, kind, options["verbosity"]))
         clean = True
-        for report in reports(files, kind):
+        found = reports(files, kind)
+        for report in found:
             for line in report.lines():
                 self.stdout.write(line)
             clean &= report.ok
+        self.stdout.write(Verdict.of(found).line())
         self.stdout.write("Nothing lost, merged or dropped." if clean else "See above.")
         if not clean:
             sys.exit(1)

@@ -5,6 +5,7 @@ from contextlib import ExitStack
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from papers.archive.fidelity import Verdict
 from papers.archive.importer import CHANGES, OUTCOMES_LABELS, import_files
 from papers.archive.read.readers import KINDS
 
@@ -116,6 +117,15 @@ class Command(BaseCommand):
             out.write(f"Search index: {result.search_index}.")
         if not any(result.stats.total(outcome) for outcome in CHANGES):
             out.write("Nothing changed: every record was already up to date.")
+        verdict = Verdict(
+            lost=result.stats.total("rejected"),
+            hidden=result.stats.total("hidden"),
+            unranked=result.stats.total("unranked"),
+            given_again=result.stats.total("given_again"),
+        )
+        if verdict:
+            files = " ".join(f.path for f in result.files)
+            out.write(f"{verdict.line()} Details: manage.py fidelity_report {files}")
         if dry_run:
             out.write("Dry run: nothing was written.")
 
