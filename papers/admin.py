@@ -19,6 +19,7 @@ import re
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
+from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -27,6 +28,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from papers import jsonsafe
 from papers.metrics import inferred_direction
 from papers.models import (
     NEWEST_FIRST,
@@ -115,10 +117,17 @@ def papers_changed(
 # --- base classes -------------------------------------------------------------------
 
 
+# JSON typed in a form keeps a NaN, an infinity or an overlong integer as its text, which
+# every JSON column takes (papers.jsonsafe), instead of failing the save with a 500.
+JSON_AS_TYPED = {models.JSONField: {"decoder": jsonsafe.Decoder}}
+
+
 class CheckedInitialAdmin(admin.ModelAdmin):
     """The add form takes initial values from its query string (?task=3). Django hands
     them to the widgets as they are, and an autocomplete widget looking up `?task=:`
     would raise a 500. Values a field cannot hold are dropped, as if they were not given."""
+
+    formfield_overrides = JSON_AS_TYPED
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)
@@ -215,6 +224,7 @@ class PaperRowInline(admin.TabularInline):
     """A paper's rows on its change page. `marks_parent_edited` is read by
     `RecordAdmin.save_related` (through the formset)."""
 
+    formfield_overrides = JSON_AS_TYPED
     extra = 0
     marks_parent_edited = True
     select_related: tuple[str, ...] = ()
@@ -661,6 +671,7 @@ class ReportRepositoryAdmin(PaperRowsAdmin):
 
 
 class SubtaskInline(admin.TabularInline):
+    formfield_overrides = JSON_AS_TYPED
     model = TaskEdge
     fk_name = "parent"
     fields = ("position", "child")
@@ -674,6 +685,7 @@ class SubtaskInline(admin.TabularInline):
 
 
 class ParentTaskInline(admin.TabularInline):
+    formfield_overrides = JSON_AS_TYPED
     model = TaskEdge
     fk_name = "child"
     fields = ("parent", "position")
@@ -711,6 +723,8 @@ class CollectionAdmin(RecordAdmin):
 
 class MethodCollectionInline(admin.TabularInline):
     """A method's collections in order: the first is its primary collection."""
+
+    formfield_overrides = JSON_AS_TYPED
 
     model = MethodCollection
     fields = ("position", "collection")
@@ -783,6 +797,7 @@ class PaperDatasetAdmin(PaperRowsAdmin):
 
 
 class LeaderboardMetricInline(admin.TabularInline):
+    formfield_overrides = JSON_AS_TYPED
     model = LeaderboardMetric
     fields = ("position", "name", "lower_is_better", "stated_lower_is_better", "is_lower_better")
     readonly_fields = ("stated_lower_is_better", "is_lower_better")
@@ -791,6 +806,7 @@ class LeaderboardMetricInline(admin.TabularInline):
 
 
 class LeaderboardRowInline(admin.TabularInline):
+    formfield_overrides = JSON_AS_TYPED
     model = LeaderboardRow
     fields = ("position", "row_key", "model_name", "paper", "paper_title", "metrics")
     ordering = ("position", "id")

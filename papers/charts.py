@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,8 @@ LABEL_HEIGHT = 16
 # and the other points are drawn together as one path (a board of 9,000 rows would
 # otherwise weigh a megabyte), one dot per distinct position.
 LINK_EVERY_POINT = 200
+# Past this magnitude the y axis counts in units of the largest value (see progress_chart_of).
+HUGE = 1e300
 
 
 @dataclass(slots=True)
@@ -154,9 +157,13 @@ class ProgressChart:
         return text + f" over {len(self.records)} records."
 
 
+_PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:[T ].*)?")
+
+
 def parse_date(text: str | None) -> dt.date | None:
     """A leaderboard row's date as the archive gives it ("2019-05-28", sometimes with a
-    time, sometimes just "2019-05"); None when it cannot be read."""
+    time, sometimes just "2019-05" or "2019": its first day); None when it cannot be
+    read, or names a day or month no calendar has ("2020-13-45" is no date, not 2020)."""
     if not text:
         return None
     try:  # the usual "2019-05-28", first and fast: a board may hold thousands of rows
@@ -164,12 +171,18 @@ def parse_date(text: str | None) -> dt.date | None:
     except ValueError:
         pass
     text = text.strip()
-    for candidate, pad in ((text[:10], ""), (text[:7], "-01"), (text[:4], "-01-01")):
-        try:
-            return dt.date.fromisoformat(candidate + pad)
-        except ValueError:
-            continue
-    return None
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        pass
+    partial = _PARTIAL_DATE.fullmatch(text)
+    if partial is None:
+        return None
+    year, month = partial.group(1), partial.group(2) or "01"
+    try:
+        return dt.date(int(year), int(month), 1)
+    except ValueError:
+        return None
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -238,7 +251,11 @@ def progress_chart_of(
     span = max(last_day - first_day, 60)
     x_low, x_high = first_day - span * 0.03, first_day + span * 1.03
     values = [value for _, _, value, _ in dated]
-    low, high = min(values), max(values)
+    # Values near a float's limits (1e308 beside -1e308) would overflow the geometry's
+    # arithmetic: the y axis then counts in units of the largest magnitude.
+    largest = max(abs(min(values)), abs(max(values)))
+    unit = largest if largest > HUGE else 1.0
+    low, high = min(values) / unit, max(values) / unit
     pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
     y_low, y_high = low - pad, high + pad
 
@@ -251,7 +268,7 @@ def progress_chart_of(
         return round(plot_left + (day - x_low) * x_scale, 1)
 
     def y_of(value: float) -> float:
-        return round(plot_bottom - (value - y_low) * y_scale, 1)
+        return round(plot_bottom - (value / unit - y_low) * y_scale, 1)
 
     each = len(dated) <= LINK_EVERY_POINT
     points, records, dots = [], [], set()
@@ -270,7 +287,7 @@ def progress_chart_of(
             dots.add(
                 (
                     int(plot_left + (day - x_low) * x_scale + 0.5),
-                    int(plot_bottom - (value - y_low) * y_scale + 0.5),
+                    int(plot_bottom - (value / unit - y_low) * y_scale + 0.5),
                 )
             )
 
@@ -293,7 +310,9 @@ def progress_chart_of(
         step = math.ceil(len(x_ticks) / 8)
         x_ticks = x_ticks[::step]
     y_ticks = [
-        Tick(y_of(v), format_tick(v)) for v in nice_ticks(y_low, y_high) if y_low <= v <= y_high
+        Tick(round(plot_bottom - (v - y_low) * y_scale, 1), format_tick(v * unit))
+        for v in nice_ticks(y_low, y_high)
+        if y_low <= v <= y_high and math.isfinite(v * unit)
     ]
     return ProgressChart(
         metric=metric,

@@ -16,13 +16,15 @@ deletes what was kept of that board (the signal handlers below), so until the ne
 refresh the page ranks the rows itself, through `board_facts()`, the same code the
 refresh runs. A kept ranking also names the metric's name and direction and the code
 (VERSION) it was made with, and is not read when they no longer hold. Bulk writes bypass
-signals: the import refreshes every board at its end, and meanwhile a page that finds
-rows of a kept ranking gone ranks the rows afresh.
+signals: the importer forgets a board in the transaction that changes its rows or
+metrics (so a reader sees the old rows with their ranking, or the new rows ranked live,
+even after the import is killed), and refreshes every board at its end.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import operator
 from collections import Counter
@@ -44,6 +46,8 @@ from papers.models import (
     Paper,
     uncertain_date,
 )
+
+logger = logging.getLogger(__name__)
 
 Ranking = list[tuple[int, int | None]]  # (row id, rank or None), best first
 
@@ -148,11 +152,22 @@ def _facts_of(metrics: list[LeaderboardMetric], rows: Iterable[tuple]) -> BoardF
     rankings = {
         metric.id: (
             rank_entries(entries[index], metric.is_lower_better),
-            charts.progress_chart_of(dated[index], metric.name, metric.is_lower_better),
+            _chart(dated[index], metric),
         )
         for index, metric in enumerate(metrics)
     }
     return BoardFacts(rankings, execution)
+
+
+def _chart(dated: list, metric: LeaderboardMetric) -> charts.ProgressChart | None:
+    """The metric's progress chart; none (the board ranked without it, and the failure
+    logged) should any value still defeat the chart: one board never stops the rest."""
+    try:
+        return charts.progress_chart_of(dated, metric.name, metric.is_lower_better)
+    except (ArithmeticError, ValueError):
+        logger.exception("no progress chart for metric %s of board %s", metric.pk,
+                         metric.leaderboard_id)  # fmt: skip
+        return None
 
 
 def _facts(
@@ -204,7 +219,6 @@ def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
         for metric in found.order_by("leaderboard_id", "position", "id"):
             metrics.setdefault(metric.leaderboard_id, []).append(metric)
         with transaction.atomic():
-            forget_boards(span)
             rankings, executions = [], []
             for board_id, facts in _facts(list(span), metrics):
                 for metric in metrics.get(board_id, []):
@@ -229,8 +243,27 @@ def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
                         claims=execution.claims,
                     )
                 )
-            MetricRanking.objects.bulk_create(rankings, batch_size=100)
-            LeaderboardExecution.objects.bulk_create(executions, batch_size=100)
+            # Upserts: a refresh running beside this one (another import's end, an admin
+            # edit) writes the same keys; on PostgreSQL the second waits for the first
+            # and overwrites it, never failing on a duplicate key.
+            MetricRanking.objects.filter(leaderboard_id__in=span).exclude(
+                metric_id__in=[r.metric_id for r in rankings]
+            ).delete()
+            MetricRanking.objects.bulk_create(
+                rankings,
+                batch_size=100,
+                update_conflicts=True,
+                unique_fields=["metric"],
+                update_fields=["leaderboard", "ranks", "chart", "metric_name",
+                               "lower_is_better", "version"],
+            )  # fmt: skip
+            LeaderboardExecution.objects.bulk_create(
+                executions,
+                batch_size=100,
+                update_conflicts=True,
+                unique_fields=["leaderboard"],
+                update_fields=["reported", "ran", "claims"],
+            )
     return len(ids)
 
 

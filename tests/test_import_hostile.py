@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import tracemalloc
 import xml.etree.ElementTree as ET
 
@@ -209,3 +210,130 @@ def test_an_api_page_rejects_only_its_bad_result(tmp_path):
     assert status == 1, err
     assert f"{path}: record 2: field title: a lone surrogate" in err
     assert sorted(Paper.objects.values_list("slug", flat=True)) == ["good-one", "good-two"]
+
+
+# --- numbers JSON cannot hold, bytes that are not UTF-8, keys that are not keys -------------
+
+
+def _board(dataset: str, values: list) -> dict:
+    return {
+        "dataset": dataset,
+        "sota": {
+            "metrics": ["Accuracy"],
+            "rows": [
+                {"model_name": f"Net-{i}", "paper_date": f"{2015 + i}-01-01",
+                 "metrics": {"Accuracy": value}}
+                for i, value in enumerate(values)
+            ],
+        },
+    }  # fmt: skip
+
+
+HUGE = "9" * 401  # digits: a JSON integer past every float, and past Python's own limit
+
+
+@pytest.mark.parametrize("container", ["json", "jsonl"])
+def test_numbers_json_cannot_hold_are_kept_as_text_and_cost_no_board(tmp_path, container):
+    """NaN, Infinity, 1e400 and a 401-digit integer ended the import with a traceback and
+    lost the good boards around them and the next file. They are values kept as written,
+    unranked; the boards around them and the next file import."""
+    from papers.models import Leaderboard, LeaderboardRow
+
+    boards = [
+        _board("Before", ["70.1"]),
+        _board("Odd", ["71.0", "@NAN@", "@INF@", "1e400", "9" * 400, "@HUGE@", "72.5"]),
+        _board("After", ["69.0"]),
+    ]
+    text = json.dumps([{"task": "Image Classification", "datasets": boards}])
+    text = text.replace('"@NAN@"', "NaN").replace('"@INF@"', "-Infinity")
+    text = text.replace('"@HUGE@"', HUGE)
+    first = tmp_path / f"tables.{container}"
+    first.write_text(text if container == "json" else text[1:-1] + "\n")  # one line
+    second = write(tmp_path / "next.json", [{"task": "Speech", "datasets": [_board("X", [1])]}])
+    status, out, err = run_import(first, second, kind="evaluation-tables")
+    assert status == 0, err
+    assert set(Leaderboard.objects.values_list("dataset__name", flat=True)) == {
+        "Before", "Odd", "After", "X"
+    }  # fmt: skip
+    odd = {
+        r.model_name: r for r in LeaderboardRow.objects.filter(leaderboard__dataset__name="Odd")
+    }
+    given = [odd[f"Net-{i}"].metrics["Accuracy"] for i in range(7)]
+    assert given == ["71.0", "NaN", "-Infinity", "1e400", "9" * 400, HUGE, "72.5"]
+    values = [odd[f"Net-{i}"].metric_values["Accuracy"] for i in range(7)]
+    assert values == [71.0, None, None, None, None, None, 72.5]
+    assert "5 values unranked" in out
+
+
+def test_a_poison_board_ranks_charts_and_lets_every_later_import_run(tmp_path, client):
+    """A dated board holding 1e308 and -1e308 drew NaN coordinates, crashed the ranking
+    refresh at the end of the import, and every import and refresh after it."""
+    from django.core.management import call_command
+
+    from papers.models import Leaderboard, MetricRanking
+
+    path = write(
+        tmp_path / "poison.json",
+        [{"task": "Image Classification", "datasets": [_board("Poison", ["1e308", "-1e308", 5])]}],
+    )
+    status, _, err = run_import(path, kind="evaluation-tables")
+    assert status == 0, err
+    board = Leaderboard.objects.get()
+    chart = MetricRanking.objects.get(leaderboard=board).chart
+    assert chart is not None and "nan" not in json.dumps(chart).lower()
+    page = client.get(board.get_absolute_url()).content.decode()
+    assert not re.search(r"(?<![a-z])nan(?![a-z])", page.lower())  # "M79.7,nanH79.7" before
+    call_command("refresh_browse_counts", verbosity=0)
+    again = write(tmp_path / "again.json", [{"task": "Speech", "datasets": [_board("X", [1])]}])
+    assert run_import(again, kind="evaluation-tables")[0] == 0
+    assert MetricRanking.objects.count() == 2
+
+
+@pytest.mark.parametrize("bad", [b"\xff", b"\xed\xa0\x80"], ids=["0xff", "encoded-surrogate"])
+def test_bytes_that_are_not_utf8_reject_their_line_and_the_rest_imports(tmp_path, bad):
+    """A raw 0xFF or an encoded surrogate at line 5,001 of a 10,001-line file failed the
+    whole file (exit 2) after 4,000 records. In JSON Lines a line is a record."""
+    lines = [json.dumps(_paper(f"p{i}")).encode() for i in range(10_001)]
+    lines[5_000] = lines[5_000].replace(b'"p5000"', b'"p5000' + bad + b'"')
+    path = tmp_path / "papers.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    rejects = tmp_path / "rejects.jsonl"
+    status, _, err = run_import(path, errors=str(rejects))
+    assert status == 1, err
+    assert f"{path}: record 5001 (line 5001): field (record): not UTF-8 text: the byte 0x" in err
+    assert Paper.objects.count() == 10_000
+    assert bad in rejects.read_bytes()  # the line as it came
+
+
+def test_a_json_array_with_bytes_that_are_not_utf8_rejects_that_record(tmp_path):
+    body = json.dumps([_paper("before"), _paper("broken"), _paper("after")]).encode()
+    path = tmp_path / "papers.json"
+    path.write_bytes(body.replace(b'"broken"', b'"bro\xffken"'))
+    status, _, err = run_import(path)
+    assert status == 1 and "record 2: field (record): not UTF-8 text" in err, err
+    assert sorted(Paper.objects.values_list("slug", flat=True)) == ["after", "before"]
+
+
+def test_noncharacters_are_dropped_at_import_as_control_characters_are(tmp_path):
+    title = "Deep\ufffe Nets\uffff for \U0001fffeall\ufdd0"
+    path = write(tmp_path / "papers.json", [_paper("nonchar", title=title)])
+    assert run_import(path)[0] == 0
+    assert Paper.objects.get().title == "Deep Nets for all"
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "N/A", "see the paper", "TBD"])
+def test_a_paper_url_that_is_no_paper_url_makes_no_paper(tmp_path, url):
+    """A row whose paper_url was javascript:alert(…) became a paper with that id in the
+    API; 17 rows sharing a paper_url that was no URL became one stub paper."""
+    from papers.models import LeaderboardRow
+
+    rows = [
+        {"model_name": f"Net-{i}", "paper_title": f"Title {i}", "paper_url": url,
+         "metrics": {"Accuracy": 70 + i}}
+        for i in range(17)
+    ]  # fmt: skip
+    board = {"dataset": "ImageNet", "sota": {"metrics": ["Accuracy"], "rows": rows}}
+    path = write(tmp_path / "tables.json", [{"task": "Image Classification", "datasets": [board]}])
+    assert run_import(path, kind="evaluation-tables")[0] == 0
+    assert not Paper.objects.exists()
+    assert LeaderboardRow.objects.filter(paper_url=url, paper__isnull=True).count() == 17

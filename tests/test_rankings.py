@@ -374,3 +374,93 @@ def test_a_change_of_a_boards_description_in_the_admin_restates_its_metrics_dire
     post_change(admin_client, world.speech, data)
     metric.refresh_from_db()
     assert (metric.is_lower_better, metric.direction_source) == (True, "description")
+
+
+# --- rankings never lie, during an import or after one ---------------------------------------
+
+
+def test_an_import_batch_that_changes_a_board_drops_its_kept_ranking_in_the_same_commit(
+    client, world
+):
+    """105-114 of 194 boards showed ranks contradicting their values for a whole import
+    (and after a kill -9): the rows changed in bulk, the kept ranking stayed. The batch
+    that changes a board forgets its ranking in its own transaction, so a reader sees
+    the old rows in their kept order or the new rows ranked live."""
+    from papers.archive.read.parsers import parse_evaluation
+    from papers.archive.write.loader import Loader
+
+    refresh_boards()
+    assert kept(world.board)
+    record = {
+        "task": "Image Classification",
+        "datasets": [{"dataset": "ImageNet", "sota": {"metrics": ["Top-1 Accuracy"], "rows": [
+            {"model_name": "Net-0", "metrics": {"Top-1 Accuracy": 99.0}},
+            {"model_name": "Net-1", "metrics": {"Top-1 Accuracy": 1.0}},
+        ]}}],
+    }  # fmt: skip
+    loader = Loader()
+    loader.begin_file()
+    loader.write_batch("evaluations", [parse_evaluation(record)])  # committed; no end
+    assert not kept(world.board)
+    assert ranks_and_models(body_of(client.get(BOARD)))[0] == ("1", "Net-0")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_refreshes_running_at_once_never_fail_on_each_other(tmp_path, migrated_sqlite):
+    """A second refresh_browse_counts beside a first exited 1 on PostgreSQL (duplicate
+    key papers_metricranking_pkey). Rankings are upserted: both finish, as processes of
+    their own on the database the suite runs on (SQLite: a file, as in production)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import realdata
+    from tests.servers import ROOT, manage, production_env
+
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        database = tmp_path / "db.sqlite3"
+        shutil.copy(migrated_sqlite, database)
+        url = f"sqlite:///{database}"
+    else:
+        url = (
+            f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT']}"
+            f"/{settings['NAME']}"
+        )
+    env = production_env(DATABASE_URL=url)
+    tables = realdata("paperswithcode__sota-extractor/data/tasks/nlp-progress.json")
+    assert manage("import_archive", str(tables), "-v", "0", env=env).returncode == 0
+    command = [sys.executable, "manage.py", "refresh_browse_counts", "-v", "0"]
+    for _ in range(3):
+        runs = [
+            subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        errors = [run.communicate(timeout=120)[1] for run in runs]
+        assert [run.returncode for run in runs] == [0, 0], errors
+
+
+def test_a_row_dated_on_no_calendar_day_is_undated_on_the_chart(client, world):
+    """ "2020-13-45" was charted as 1 January 2020."""
+    from papers import charts
+
+    LeaderboardRow.objects.filter(leaderboard=world.board, row_key="r0").update(
+        paper_date="2020-13-45", paper=None
+    )
+    refresh_boards()
+    metric = LeaderboardMetric.objects.get(leaderboard=world.board, name="Top-1 Accuracy")
+    chart = charts.ProgressChart.from_json(MetricRanking.objects.get(metric=metric).chart)
+    assert chart.undated == 1 and chart.count == world.rows - 1
+
+
+@pytest.mark.parametrize("typed", ["NaN", "Infinity", "-Infinity", "1e400", "9" * 401])
+def test_numbers_json_cannot_hold_typed_in_the_admin_are_kept_as_text(admin_client, world, typed):
+    """NaN or 1e400 typed into a row's metrics in the admin gave a 500 (JSON_VALID on
+    SQLite, jsonb's refusal on PostgreSQL) and lost the edit."""
+    refresh_boards()
+    row = LeaderboardRow.objects.get(leaderboard=world.board, row_key="r0")
+    edit_in_admin(admin_client, row, metrics=f'{{"Top-1 Accuracy": {typed}, "Params": "1M"}}')
+    row.refresh_from_db()
+    assert row.metrics["Top-1 Accuracy"] == typed
+    assert row.metric_values["Top-1 Accuracy"] is None  # kept, unranked
+    assert kept(world.board)

@@ -254,11 +254,11 @@ def unranked_values(board_ids: Iterable[int]) -> Iterator[tuple[int, str, object
                     yield board, name, raw
 
 
-def revalue_boards(board_ids: Iterable[int]) -> int:
+def revalue_boards(board_ids: Iterable[int]) -> set[int]:
     """Read every row's values of these boards again, each column as a whole, and store
-    the readings that changed (an import, after it writes a board's rows); how many rows
-    changed."""
-    changed = 0
+    the readings that changed (an import, after it writes a board's rows); returns the
+    boards whose readings changed."""
+    changed: set[int] = set()
     for part in chunks(sorted(set(board_ids))):
         rows = (
             LeaderboardRow.objects.filter(leaderboard_id__in=part)
@@ -270,10 +270,10 @@ def revalue_boards(board_ids: Iterable[int]) -> int:
             by_board.setdefault(row[0], []).append(row)
         for board_rows in by_board.values():
             readings = read_rows([metrics for _, _, metrics, _ in board_rows])
-            for (_, pk, _, stored), reading in zip(board_rows, readings, strict=True):
+            for (board, pk, _, stored), reading in zip(board_rows, readings, strict=True):
                 if stored != reading:
                     LeaderboardRow.objects.filter(pk=pk).update(metric_values=reading)
-                    changed += 1
+                    changed.add(board)
     return changed
 
 

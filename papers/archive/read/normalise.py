@@ -30,22 +30,30 @@ class RecordError(ValueError):
 # real records under ../shared/realdata; 3,439 in the synthetic archive), far below what
 # breaks search (a 100 MB abstract: PostgreSQL's search vector, SQLite's snippets).
 TEXT_MAX_CHARS = 100_000
-# C0 control characters but tab and newline (carriage returns become newlines first):
-# no page shows them, and a feed cannot carry them at all (XML 1.0 has no way to).
-_CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])
-_CONTROL_CHARS = tuple(map(chr, _CONTROLS))
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# C0 control characters but tab and newline (carriage returns become newlines first) and
+# Unicode's noncharacters (U+FDD0-U+FDEF, and the last two code points of every plane,
+# U+FFFE, U+FFFF, U+1FFFE…): no page shows them, and a feed cannot carry them at all
+# (XML 1.0 has no way to).
+_NONCHARACTERS = [
+    *range(0xFDD0, 0xFDF0),
+    *(plane << 16 | low for plane in range(17) for low in (0xFFFE, 0xFFFF)),
+]
+_DROPPED = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *_NONCHARACTERS])
+_UNWANTED = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\ufdd0-\ufdef"
+    + "".join(chr(plane << 16 | 0xFFFE) + chr(plane << 16 | 0xFFFF) for plane in range(17))
+    + "]"
+)
 
 
 def _without_controls(text: str) -> str:
-    """`text` without _CONTROLS. Looked for first, the cheapest way for the length (a
-    name is printable; an abstract is scanned once per character), since nearly every
-    text has none."""
-    if len(text) < 256:
-        found = not text.isprintable() and _CONTROL.search(text)
-    else:
-        found = any(map(text.__contains__, _CONTROL_CHARS))
-    return text.translate(_CONTROLS) if found else text
+    """`text` without the characters _DROPPED names. Nearly every text has none, which
+    isprintable() tells at C speed (they are all unprintable; so are line breaks, which
+    a long text may hold and which are let through first); the slower search is for the
+    rest."""
+    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return text.translate(_DROPPED) if _UNWANTED.search(text) else text
 
 
 def text(value: Any, field: str, *, max_length: int | None = None, strip: bool = True) -> str:
@@ -182,8 +190,14 @@ def url_slug(value: Any, field: str) -> str:
     return segments[-1][:255] if segments else ""
 
 
-def paper_slug(value: Any, field: str) -> str:
-    """A paper slug from `/paper/<slug>` or a paperswithcode.com paper URL; "" for other URLs."""
+# What a paper slug is made of (Papers with Code's are lowercase words and hyphens).
+_SLUG = re.compile(r"[\w.~%+-]+")
+
+
+def paper_slug(value: Any, field: str, *, bare: bool = False) -> str:
+    """A paper slug from `/paper/<slug>` or a Papers with Code paper URL (or, when `bare`,
+    a slug given alone); "" for anything else: another site's URL, "javascript:…", "N/A"
+    or a sentence is no paper's key."""
     raw = text(value, field)
     if not raw:
         return ""
@@ -196,10 +210,12 @@ def paper_slug(value: Any, field: str) -> str:
         raw = parts.path
     segments = [s for s in raw.split("/") if s]
     if len(segments) >= 2 and segments[-2] == "paper":
-        return segments[-1][:255]
-    if len(segments) == 1 and "://" not in raw and not raw.startswith("/"):
-        return segments[0][:255]
-    return ""
+        slug = segments[-1]
+    elif bare and len(segments) == 1 and "://" not in raw and not raw.startswith("/"):
+        slug = segments[0]
+    else:
+        return ""
+    return slug[:255] if _SLUG.fullmatch(slug) else ""
 
 
 def arxiv_id(value: Any, field: str = "arxiv_id") -> str:

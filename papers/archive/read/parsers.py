@@ -136,12 +136,9 @@ def parse_paper(raw: Any) -> PaperIn:
     raw = _require_dict(raw)
     by_arxiv = False
     if "paper_url" in raw or "id" not in raw:
-        slug = n.paper_slug(raw.get("paper_url"), "paper_url") or n.url_slug(
-            raw.get("paper_url"), "paper_url"
-        )
-        key = "paper_url"
+        slug, key = n.paper_slug(raw.get("paper_url"), "paper_url"), "paper_url"
     else:  # The API's shape: {"id": slug, "published": ...}
-        slug, key = n.text(raw.get("id"), "id", max_length=255), "id"
+        slug, key = n.paper_slug(raw.get("id"), "id", bare=True), "id"
     arxiv = n.arxiv_id(raw.get("arxiv_id")) or n.arxiv_from_url(raw.get("url_abs"), "url_abs")
     if not slug and arxiv:
         # No paper URL (crawled API records often lack it): the arXiv id keys the paper.
@@ -325,7 +322,7 @@ def _record_links(raw: dict, paper: PaperIn) -> list[LinkIn]:
         url = n.text(link.get("repo_url"), f"{where}repo_url", max_length=500)
         if not url:
             raise RecordError(f"{where}repo_url", "missing (it names the repository)")
-        link_slug = n.paper_slug(link.get("paper_slug"), f"{where}paper_slug")
+        link_slug = n.paper_slug(link.get("paper_slug"), f"{where}paper_slug", bare=True)
         if link_slug and link_slug != slug:
             raise RecordError(f"{where}paper_slug", f"{link_slug!r} is not this record's {slug!r}")
         repo = RepoIn(url, _reach(link.get("reach"), f"{where}reach") if "reach" in link else {})

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from isal import igzip, isal_zlib
+
+from papers import jsonsafe
 
 KINDS = ("records", "papers", "links", "evaluation-tables", "methods", "datasets")
 
@@ -57,6 +60,13 @@ class Item:
     number: int  # 1-based position of the record in the file
     line: int | None  # 1-based line, for JSON Lines
     data: Any
+
+
+def _text(stream) -> io.TextIOWrapper:
+    """The file as text. Bytes that are not UTF-8 (a raw 0xFF, an encoded surrogate)
+    come through as lone surrogates (Python's surrogateescape), so that the record or
+    line holding them is rejected (check_record) and the rest of the file read."""
+    return io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape")
 
 
 class _CountingReader(io.RawIOBase):
@@ -122,7 +132,7 @@ class ArchiveReader:
         head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
         first = head.lstrip()[:1]
         if first == b"[":
-            yield from self._array_items(io.TextIOWrapper(stream, encoding="utf-8"))
+            yield from self._array_items(_text(stream))
             return
         if first != b"{":
             if not head.strip():
@@ -130,7 +140,7 @@ class ArchiveReader:
             raise ArchiveFileError(
                 self.path, "not JSON: expected an array, an object or JSON Lines"
             )
-        text = io.TextIOWrapper(stream, encoding="utf-8")
+        text = _text(stream)
         first_line, whole = _read_line(text)
         first_obj, deep = None, False
         try:
@@ -192,7 +202,7 @@ class ArchiveReader:
         while True:
             start = buffer.pos
             try:
-                data, end = _DECODER.raw_decode(buffer.text, start)
+                data, end = _raw_decode(buffer.text, start)
             except json.JSONDecodeError as exc:
                 incomplete = (
                     exc.msg.startswith("Unterminated string") or exc.pos >= len(buffer.text) - 8
@@ -220,7 +230,7 @@ class ArchiveReader:
 
     def _object_items(self, text: str) -> Iterator[Item]:
         try:
-            obj = json.loads(text)
+            obj = _loads(text)
         except json.JSONDecodeError as exc:
             raise ArchiveFileError(
                 self.path, f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
@@ -267,6 +277,29 @@ class _Unparseable:
 
 
 _DECODER = json.JSONDecoder()  # floats as float, as ijson's use_float=True did
+
+
+def _raw_decode(text: str, start: int) -> tuple[Any, int]:
+    """A JSON value from text[start:], with the numbers JSON columns cannot hold (NaN,
+    infinities, 1e400, overlong integers) kept as their text (papers.jsonsafe)."""
+    try:
+        data, end = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer too long for Python to read
+        return jsonsafe.DECODER.raw_decode(text, start)
+    if jsonsafe.UNUSUAL.search(text, start, end):
+        return jsonsafe.DECODER.raw_decode(text, start)
+    return data, end
+
+
+def _loads(text: str) -> Any:
+    data, end = _raw_decode(text, len(text) - len(text.lstrip(_WHITESPACE)))
+    if text[end:].strip(_WHITESPACE):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return data
+
+
 # A \u escape of a UTF-16 surrogate in JSON text: most are halves of a pair, which json
 # joins into one character; any left alone in a string is not Unicode.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -299,20 +332,30 @@ class _Signs:
     deep: bool
     surrogate: bool
     nul: bool
+    undecodable: int  # where in the text a byte that was not UTF-8 stands, or -1
 
     @classmethod
     def of(cls, text: str, start: int, end: int) -> _Signs:
         brackets = text.count("[", start, end) + text.count("{", start, end)
         escape = text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
+        byte = _SURROGATE.search(text, start, end)
         return cls(
             deep=brackets > MAX_DEPTH,
             surrogate=escape and _SURROGATE_ESCAPE.search(text, start, end) is not None,
             nul=text.find("\\u0000", start, end) >= 0,
+            undecodable=byte.start() - start if byte else -1,
         )
 
 
 def _checked(data: Any, signs: _Signs, raw: Callable[[], str]) -> Any:
     """check_record() of `data`, given the signs of its text and how to get its text."""
+    if signs.undecodable >= 0:
+        text = raw()
+        byte = ord(text[signs.undecodable]) - 0xDC00  # surrogateescape's mark of a byte
+        return _Unparseable(
+            f"not UTF-8 text: the byte 0x{byte:02X} at character {signs.undecodable + 1}",
+            text,
+        )
     if signs.deep and _depth(data) > MAX_DEPTH:
         return _Unparseable(_too_deep().reason, raw())
     if signs.surrogate and (where := _surrogate_at(data)):
@@ -384,7 +427,7 @@ def _line_record(line: str, whole: bool) -> Any:
     if not whole:
         return _too_large()
     try:
-        data = json.loads(line)
+        data = _loads(line)
     except json.JSONDecodeError as exc:
         return _Unparseable(f"not valid JSON: {exc.msg} (column {exc.colno})", line, "(line)")
     except RecursionError:
@@ -400,9 +443,11 @@ def _parquet_row(row: dict) -> Any:
     for key, value in row.items():
         if isinstance(value, str) and "\x00" in value:
             row[key] = value = value.replace("\x00", "")
+        if isinstance(value, float) and not math.isfinite(value):
+            row[key] = jsonsafe.safe(value)
         if key in _NESTED and isinstance(value, str) and value[:1] in "[{":
             try:
-                decoded = json.loads(value)
+                decoded = _loads(value)
             except json.JSONDecodeError:
                 continue
             except RecursionError:

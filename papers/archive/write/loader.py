@@ -67,6 +67,7 @@ from papers.models import (
     uncertain_date,
     unranked_values,
 )
+from papers.rankings import forget_boards
 from papers.search import index as search_index
 
 OUTCOMES = ("created", "updated", "unchanged", "left_alone", "deleted", "hidden", "rejected")
@@ -933,12 +934,13 @@ class Loader:
         for lb in boards:
             self._board(self.file_boards[key(lb)], lb, stub_ids, by_arxiv)
         # Read now, so that pages show this batch's boards ranked while the file goes on.
-        revalue_boards(self.file_boards[key(lb)].board_id for lb in boards if lb.rows)
+        forget_boards(revalue_boards(self.file_boards[key(lb)].board_id for lb in boards))
 
     def _board(self, given: GivenBoard, lb: LeaderboardIn, stub_ids, by_arxiv) -> None:
         """Write the metrics and rows one occurrence of a board adds to what this file gave
         of it so far. What the file no longer gives goes when the file ends
         (end_file())."""
+        before = self._board_writes()
         new_metrics = [m for m in lb.metrics if m not in given.metrics]
         metric_items = {
             m: {"position": len(given.metrics) + i, "stated_lower_is_better": lb.stated[m]}
@@ -962,6 +964,19 @@ class Loader:
                 rows[row_key] = values
         self.upsert(LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": given.board_id})
         given.written = given.written or bool(lb.rows)
+        if self._board_writes() != before:
+            # In the transaction that changes the board: a reader sees its old rows with
+            # their kept ranking, or its new rows ranked live, never new rows in an old
+            # order (the import's end ranks and keeps them again).
+            forget_boards([given.board_id])
+
+    def _board_writes(self) -> tuple[int, ...]:
+        counts = self.stats.counts
+        return tuple(
+            counts[model][outcome]
+            for model in ("LeaderboardMetric", "LeaderboardRow")
+            for outcome in ("created", "updated")
+        )
 
     def begin_file(self) -> None:
         self.file_boards = {}
@@ -975,9 +990,13 @@ class Loader:
         boards = [g for g in self.file_boards.values() if g.written] if complete else []
         shrunk = []
         for given in boards:
-            LeaderboardMetric.objects.filter(
-                leaderboard_id=given.board_id, lower_is_better__isnull=True
-            ).exclude(name__in=given.metrics).delete()
+            deleted_metrics = (
+                LeaderboardMetric.objects.filter(
+                    leaderboard_id=given.board_id, lower_is_better__isnull=True
+                )
+                .exclude(name__in=given.metrics)
+                .delete()[0]
+            )
             stored = LeaderboardRow.objects.filter(leaderboard_id=given.board_id).values_list(
                 "id", "row_key", "edited_in_admin"
             )
@@ -988,8 +1007,9 @@ class Loader:
             ]
             delete_where_in(LeaderboardRow, "id", gone)
             self.stats.add("LeaderboardRow", "deleted", len(gone))
-            if gone:
+            if gone or deleted_metrics:
                 shrunk.append(given.board_id)
+        forget_boards(shrunk)
         revalue_boards(shrunk)
         unranked = sum(1 for _ in unranked_values(g.board_id for g in self.file_boards.values()))
         self.stats.add("LeaderboardRow", "unranked", unranked)

@@ -73,7 +73,11 @@ class Command(BaseCommand):
         verbosity = opts["verbosity"]
         with ExitStack() as stack:
             errors_out = (
-                stack.enter_context(open(errors, "w", encoding="utf-8")) if errors else None
+                # surrogateescape: a rejected line's bytes that are not UTF-8 go out as
+                # they came in.
+                stack.enter_context(open(errors, "w", encoding="utf-8", errors="surrogateescape"))
+                if errors
+                else None
             )
             progress = Progress(self.stderr, verbosity, stack)
             result = import_files(
