@@ -73,7 +73,8 @@ def test_or(docs):
 
 
 def test_last_word_matches_as_a_prefix_while_typing(docs):
-    assert slugs("transf") == ["vision", "bert"] or set(slugs("transf")) == {"vision", "bert"}
+    # Both match in their titles; each engine's ranking orders such a tie its own way.
+    assert sorted(slugs("transf")) == ["bert", "vision"]
     assert slugs("transf ") == []  # a finished word is a word
 
 
@@ -118,7 +119,10 @@ def test_diacritics_fold(docs):
 )
 def test_any_input_is_safe(docs, text):
     page = search(text, Paper.objects.all())
-    assert page.total >= 0
+    # An answer, consistent with itself (the count is the ids it pages through), and
+    # nothing written.
+    assert page.total == len(page.ids) <= len(DOCS)
+    assert set(page.ids) <= set(Paper.objects.values_list("id", flat=True))
     assert Paper.objects.count() == len(DOCS)
 
 

@@ -183,10 +183,17 @@ def test_a_submitted_form_loses_its_empty_parameters(client, db):
     assert htmx.status_code == 200  # htmx leaves empty fields out itself
 
 
+def _sort_select(body: str) -> str:
+    return body.split('<select name="sort">', 1)[1].split("</select>", 1)[0]
+
+
 def test_without_a_chosen_sort_words_rank_by_relevance(client, seeded):
     body = client.get("/search", {"q": "width"}).content.decode()
     assert "Most relevant first" in body
-    assert '<option value="" selected>' in body or '<option value="">' in body
+    # No option chosen: the browser shows the first, "Relevance, or newest without words".
+    assert " selected" not in _sort_select(body)
+    chosen = client.get("/search", {"q": "width", "sort": "newest"}).content.decode()
+    assert '<option value="newest" selected>' in _sort_select(chosen)
     assert "Newest first" in client.get("/search").content.decode()
     assert (
         "Newest first" in client.get("/search", {"q": "width", "sort": "newest"}).content.decode()

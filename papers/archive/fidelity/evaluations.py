@@ -243,7 +243,7 @@ def _split(report: FileReport, task_ids: set[int]) -> None:
             groups[(task_id, folded)].append(name)
     for names in groups.values():
         if len(names) > 1:
-            report.split.append(" | ".join(names))
+            report.split.append(" | ".join(sorted(names)))
 
 
 def _board_fields(report: FileReport, given: dict[int, list[LeaderboardIn]]) -> None:
