@@ -115,6 +115,27 @@ class RequestLogMiddleware:
         return response
 
 
+class HeadWithoutBodyMiddleware:
+    """A HEAD is answered with the headers a GET would get (Content-Length included) and
+    no body. Django's WSGI handler sends the body anyway, and gunicorn drops it with a
+    warning in the log: one a request, for what load balancers, link checkers and feed
+    readers ask all the time."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method == "HEAD":
+            if response.streaming:
+                response.streaming_content = []  # its file is still closed with it
+            else:
+                if not response.has_header("Content-Length"):
+                    response["Content-Length"] = str(len(response.content))
+                response.content = b""
+        return response
+
+
 def refusal(
     request: HttpRequest, status: int, message: str, template: str, context: dict
 ) -> HttpResponse:

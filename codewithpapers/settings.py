@@ -51,6 +51,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost, so its duration and query count cover everything below it.
     "codewithpapers.middleware.RequestLogMiddleware",
+    # Outside everything that answers, so that every HEAD response leaves without a body.
+    "codewithpapers.middleware.HeadWithoutBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
