@@ -280,7 +280,8 @@ RATELIMIT_RENDERS = {
     prefix: rate for prefix, rate in (("/sitemap", env_rate("RATELIMIT_SITEMAP", "30/m")),) if rate
 }
 # Failed sign-ins to the admin allowed per client address, and per user name, in a window
-# (codewithpapers.views.admin_login); past them the login answers 429 until it ends.
+# (codewithpapers.views.admin_login); past them the login answers 429 until it ends (a
+# user name only to addresses that have failed).
 RATELIMIT_LOGIN = env_rate("RATELIMIT_LOGIN", "10/10m")
 # The request header holding the client address when a proxy sits in front
 # (e.g. X-Real-IP); empty means the connection's own address.
