@@ -5,8 +5,10 @@ them: `**bold**`, links (absolute ones to paperswithcode.com and relative `](/pa
 ones), tables, a little raw HTML (`10<sup>8</sup>`) and LaTeX between `$…$` / `$$…$$`.
 `render_description()` turns one into HTML with markdown-it-py, math into MathML with
 latex2mathml (the LaTeX source, shown as code, where it cannot convert), and then passes
-everything through nh3 (ammonia) with an allow-list: nothing else of the raw HTML, no
-attributes beyond a few, only http(s)/mailto links. Headings are demoted below the page's
+everything through nh3 (ammonia) with an allow-list: no attributes beyond a few, only
+http(s)/mailto links. Raw HTML keeps only the allow-list's tags; any other tag is shown
+as the text it is (`List<T>`, a stray `<textarea>`), so it can neither run nor take the
+rest of the description with it. Headings are demoted below the page's
 own (h3 and smaller) and tables scroll inside their own box.
 
 Abstracts are plain text with arXiv's hard line breaks: `render_abstract()` joins the
@@ -34,10 +36,12 @@ from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
+from markdown_it.common.html_re import close_tag, open_tag
+from markdown_it.rules_block import html_block
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # Bump to retire every cached rendering when the rendering itself changes.
-RENDER_VERSION = 1
+RENDER_VERSION = 2
 CACHE_SECONDS = 7 * 24 * 3600
 PWC = "https://paperswithcode.com"
 KINDS = ("paper", "method", "task", "dataset")
@@ -150,6 +154,63 @@ def canonical_href(href: str) -> tuple[str, tuple[str, str] | None]:
     return f"{PWC}{path}{query}", None
 
 
+# --- raw HTML -------------------------------------------------------------------------------
+
+# Raw HTML a description may carry through as markup (the sanitizer still strips their
+# attributes): the notation and structure tags of _HTML_TAGS. Any other tag, a processing
+# instruction or a declaration is shown as text, so that nothing the sanitizer would drop
+# with its content (<script>, <template>) or read the rest of the page into (<textarea>,
+# <title>, <iframe>, <plaintext>, MathML) ever reaches it: `List<T>` keeps its `<T>`.
+_RAW_TAGS = _HTML_TAGS
+_TAG = re.compile(f"(?:{open_tag}|{close_tag})")
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+
+
+def raw_html(text: str) -> str:
+    """Raw HTML from a description with the tags of _RAW_TAGS kept, comments dropped, and
+    everything else escaped as text."""
+    out, at = [], 0
+    while (start := text.find("<", at)) >= 0:
+        out.append(text[at:start])
+        if text.startswith("<!--", start) and (close := text.find("-->", start + 4)) >= 0:
+            at = close + 3  # a comment: dropped, as the sanitizer would
+            continue
+        tag = _TAG.match(text, start)
+        if tag is None:
+            out.append("&lt;")
+            at = start + 1
+            continue
+        name = _TAG_NAME.match(tag[0])[1].lower()
+        out.append(tag[0] if name in _RAW_TAGS else html.escape(tag[0], quote=False))
+        at = tag.end()
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _kept_block(state, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's HTML block, only for a block that opens with a tag of _RAW_TAGS (a
+    <pre> only when it is closed) or with a closed comment. Any other line starting with
+    `<` is a paragraph: its tags are escaped and the Markdown after them renders, where
+    an HTML block would have taken it raw up to the next blank line, or for <script>,
+    <style> and <textarea> up to the end of the text."""
+    start = state.bMarks[start_line] + state.tShift[start_line]
+    source = state.src
+    if source.startswith("<!--", start):
+        if source.find("-->", start + 4) < 0:
+            return False
+    else:
+        name = _TAG_NAME.match(source, start)
+        if not name or name[1].lower() not in _RAW_TAGS:
+            return False
+        if name[1].lower() == "pre" and "</pre>" not in source[start:].lower():
+            return False
+    return html_block(state, start_line, end_line, silent)
+
+
+def _html(self, tokens, idx, options, env):
+    return raw_html(tokens[idx].content)
+
+
 # --- Markdown -----------------------------------------------------------------------------
 
 
@@ -222,6 +283,9 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("image", _image)
     md.add_render_rule("softbreak", _softbreak)
+    md.add_render_rule("html_inline", _html)
+    md.add_render_rule("html_block", _html)
+    md.block.ruler.at("html_block", _kept_block, {"alt": ["paragraph", "reference", "blockquote"]})
     return md
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import html as html_module
 import json
 
 import pytest
@@ -28,12 +29,45 @@ def test_raw_html_keeps_only_the_safe_few():
         '<a href="javascript:alert(1)" onclick="x()">x</a> <b style="color:red">b</b>'
     )
     assert "10<sup>8</sup>" in out and "H<sub>2</sub>O" in out
-    assert "<script" not in out and "alert(1)" not in out and "onerror" not in out
+    assert "<script" not in out and "<img" not in out
+    # Shown as text, never run.
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in out
     assert "javascript:" not in out and "onclick" not in out and "style=" not in out
 
 
 def test_text_that_only_looks_like_a_tag_is_kept_as_text():
     assert "&lt;query concept, anchor concept&gt;" in html("pairs <query concept, anchor concept>")
+    assert html("A List<T> of Map<K,V>") == "<p>A List&lt;T&gt; of Map&lt;K,V&gt;</p>\n"
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["textarea", "title", "iframe", "noembed", "plaintext", "script", "template", "style",
+     "xmp", "noscript", "select", "svg", "math><mtext><table", "!DOCTYPE html", "?php"],
+)  # fmt: skip
+@pytest.mark.parametrize("where", ["inline", "line"])
+def test_raw_html_left_open_shows_as_text_and_never_swallows_what_follows(tag, where):
+    """A tag the allow-list does not keep is shown as text, however it is left open,
+    and the description after it renders as usual."""
+    opening = f"<{tag}>"
+    if where == "inline":
+        text = f"Before {opening} inside\n\n**After** it."
+    else:
+        text = f"{opening}\ninside\n\n**After** it.\n\n- and a list"
+    out = html(text)
+    # <table> is allowed: kept as markup, with what follows beside it.
+    assert html_module.escape(opening.replace("<table>", ""), quote=False) in out
+    assert "<strong>After</strong> it." in out and "inside" in out
+    assert "&lt;/p&gt;" not in out and "&lt;p&gt;" not in out
+    if where == "line":
+        assert "<li>and a list</li>" in out
+
+
+def test_raw_html_blocks_keep_their_allowed_tags_and_escape_the_rest():
+    out = html("<div>\n<textarea>\n<b>bold</b>\n</div>\n\n**next**")
+    assert out == ("<div>\n&lt;textarea&gt;\n<b>bold</b>\n</div>\n<p><strong>next</strong></p>\n")
+    assert html("<!-- a note -->\n\nshown") == "\n<p>shown</p>\n"
+    assert "<strong>shown</strong>" in html("<!-- left open\n\n**shown**")
 
 
 def test_math_becomes_mathml_with_markdown_escapes_undone():
