@@ -41,8 +41,21 @@ from markdown_it.rules_block import html_block
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # Bump to retire every cached rendering when the rendering itself changes.
-RENDER_VERSION = 2
+RENDER_VERSION = 3
 CACHE_SECONDS = 7 * 24 * 3600
+
+# What one text may cost to render. Markdown parsing is linear but slow on the worst
+# input (a run of `![` takes ~14 µs a character), and each formula is a latex2mathml
+# call whose MathML can be ten times its source. The longest description in the archive
+# is under 9,000 characters and the most formula-laden has 49 formulas and 1,400
+# characters of LaTeX, so these bounds leave real texts whole:
+# - the first MARKUP_MAX characters of a text are rendered (Markdown, math), the rest is
+#   shown as plain paragraphs;
+# - a text's first MATH_MAX formulas, up to MATH_SOURCE_MAX characters of LaTeX in all,
+#   become MathML; later ones are shown as their source text, `$…$` included.
+MARKUP_MAX = 10_000
+MATH_MAX = 200
+MATH_SOURCE_MAX = 5_000
 PWC = "https://paperswithcode.com"
 KINDS = ("paper", "method", "task", "dataset")
 
@@ -107,6 +120,23 @@ _OPERATORS = re.compile(r"\\(arg|argmin|argmax|operatorname)(?![a-zA-Z])")
 
 def _operator(match: re.Match) -> str:
     return r"\mathrm" if match[1] == "operatorname" else rf"\mathrm{{{match[1]}}}"
+
+
+@dataclass
+class MathBudget:
+    """The formulas of one text still to be rendered as MathML (see MATH_MAX)."""
+
+    formulas: int = MATH_MAX
+    source: int = MATH_SOURCE_MAX
+
+    def render(self, latex: str, display: bool, delimiter: str) -> str:
+        """MathML for the formula while the budget lasts, then its source as text."""
+        if self.formulas <= 0 or len(latex) > self.source:
+            self.formulas = 0  # in order: no later, shorter formula jumps the queue
+            return html.escape(f"{delimiter}{latex}{delimiter}", quote=False)
+        self.formulas -= 1
+        self.source -= len(latex)
+        return math_html(latex, display)
 
 
 def math_html(latex: str, display: bool = False) -> str:
@@ -252,7 +282,9 @@ def _image(self, tokens, idx, options, env):
 
 def _math(display: bool, block: bool = False):
     def render(self, tokens, idx, options, env):
-        out = math_html(tokens[idx].content, display)
+        token = tokens[idx]
+        budget = env.setdefault("math", MathBudget())
+        out = budget.render(token.content, display, "$$" if display else "$")
         return f"<div>{out}</div>\n" if block else out
 
     return render
@@ -313,9 +345,27 @@ def _cached(prefix: str, text: str, render) -> Rendered:
     return found
 
 
+def _within_bounds(text: str) -> tuple[str, str]:
+    """The text split into what is rendered (its first MARKUP_MAX characters, cut at a
+    paragraph break when one falls in their second half) and the rest."""
+    if len(text) <= MARKUP_MAX:
+        return text, ""
+    cut = text.rfind("\n\n", 0, MARKUP_MAX)
+    if cut < MARKUP_MAX // 2:
+        cut = MARKUP_MAX
+    return text[:cut], text[cut:]
+
+
+def _plain(text: str) -> str:
+    """Text as escaped paragraphs, nothing read as markup."""
+    parts = (" ".join(part.split()) for part in re.split(r"\n\s*\n", text))
+    return "".join(f"<p>{html.escape(part, quote=False)}</p>\n" for part in parts if part)
+
+
 def _render_markdown(text: str) -> Rendered:
     env: dict = {}
-    raw = _MD.render(text.replace("\r\n", "\n").replace("\r", "\n"), env)
+    text, rest = _within_bounds(text.replace("\r\n", "\n").replace("\r", "\n"))
+    raw = _MD.render(text, env) + _plain(rest)
     return Rendered(_sanitise(raw), frozenset(env.get("records", ())))
 
 
@@ -333,7 +383,8 @@ _INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
 
 
 def _render_abstract(text: str) -> Rendered:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    text, rest = _within_bounds(text.replace("\r\n", "\n").replace("\r", "\n").strip())
+    budget = MathBudget()
     paragraphs = []
     for part in _PARAGRAPH_BREAK.split(text):
         joined = " ".join(part.split())
@@ -342,12 +393,13 @@ def _render_abstract(text: str) -> Rendered:
         out, last = [], 0
         for match in _INLINE_MATH.finditer(joined):
             out.append(html.escape(joined[last : match.start()], quote=False))
-            latex = match[1] if match[1] is not None else match[2]
-            out.append(math_html(latex))
+            display = match[1] is not None
+            latex = match[1] if display else match[2]
+            out.append(budget.render(latex, False, "$$" if display else "$"))
             last = match.end()
         out.append(html.escape(joined[last:], quote=False))
         paragraphs.append(f"<p>{''.join(out)}</p>")
-    return Rendered(_sanitise("".join(paragraphs)))
+    return Rendered(_sanitise("".join(paragraphs) + _plain(rest)))
 
 
 def render_abstract(text: str) -> Rendered:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import gzip
 import html as html_module
 import json
+import time
 
 import pytest
 
+from papers import markup
 from papers.markup import Links, render_abstract, render_description
 from tests.conftest import realdata
 
@@ -137,6 +139,41 @@ def test_abstract_hard_line_breaks_join_and_indented_lines_start_paragraphs():
     assert out.startswith("<p>Discovering the underlying structure of a given graph is one of "
                           "the fundamental goals in graph mining.</p><p>The goal")  # fmt: skip
     assert "<math" in out and "&lt;b&gt;x&lt;/b&gt;" in out
+
+
+def test_a_pathological_description_renders_fast_and_whole():
+    """Markdown parsing is linear but slow on a run of `![` (1.4 s of CPU for 100,000
+    characters): past its first MARKUP_MAX characters a text is shown as plain text."""
+    text = "![" * 50_000
+    started = time.process_time()
+    out = html(text)
+    assert time.process_time() - started < 0.5
+    assert out.count("![") == 50_000  # all of it shown
+
+
+@pytest.mark.parametrize("render", [render_description, render_abstract], ids=["md", "abstract"])
+def test_formulas_past_the_budget_are_shown_as_their_source(render):
+    """25,000 formulas once made 1.35 MB of HTML out of 100 KB: a text renders its first
+    MATH_MAX formulas as MathML and shows the others as the LaTeX they are."""
+    text = "$x$ " * 25_000
+    out = render(text).html
+    assert out.count("<math") == markup.MATH_MAX
+    assert out.count("$x$") == 25_000 - markup.MATH_MAX
+    assert len(out) < 1.5 * len(text)
+
+
+def test_long_formulas_spend_the_budget_in_order():
+    big = "+".join(["a"] * 2_000)  # 3,999 characters of LaTeX
+    out = html(f"${big}$ then $y$ then ${big}$ then $z$")
+    assert out.count("<math") == 2  # the first big one and $y$
+    assert out.endswith(f"then ${big}$ then $z$</p>\n")
+
+
+def test_text_past_the_rendered_part_is_shown_as_plain_paragraphs():
+    head = "**bold** " * 1_000  # 9,000 characters
+    out = html(f"{head}\n\n{'word ' * 400}\n\n**not bold** <b>x</b>")
+    assert out.count("<strong>bold</strong>") == 1_000
+    assert out.endswith("<p>**not bold** &lt;b&gt;x&lt;/b&gt;</p>\n")
 
 
 @pytest.mark.realdata
