@@ -355,3 +355,59 @@ def test_uncached_sitemap_renders_are_rate_limited_per_address(
     # Rendered pages are still served from the cache, and other addresses render.
     assert client.get("/sitemap-papers.xml")["X-Cache"] == "hit"
     assert client.get("/sitemap-papers.xml?p=3", REMOTE_ADDR="10.0.0.9").status_code == 200
+
+
+def test_htmx_header_values_other_than_true_share_the_whole_page_entry(
+    client, make_paper, page_cache
+):
+    """Only `HX-Request: true` asks for a fragment (as django-htmx reads it): any other
+    value is the whole page, from one entry, and cannot fill the cache with copies."""
+    make_paper()
+    assert client.get("/samples")["X-Cache"] == "miss"
+    for number in range(50):
+        value = ["false", "1", "TRUE", "", f"x{number}"][number % 5]
+        response = client.get("/samples", headers={"HX-Request": value})
+        assert response["X-Cache"] == "hit", value
+    fragment = client.get("/samples", headers={"HX-Request": "true"})
+    assert fragment["X-Cache"] == "miss"
+    assert fragment.content.decode().lstrip().startswith('<div id="samples"')
+    # The trigger counts for htmx requests only (the search reads it to tell typing from
+    # a submitted query).
+    assert client.get("/search?q=attention")["X-Cache"] == "miss"
+    assert client.get("/search?q=attention", headers={"HX-Trigger": "a"})["X-Cache"] == "hit"
+
+
+@pytest.mark.parametrize(
+    ("first", "alike", "apart"),
+    [
+        ("/samples?page=1", ["/samples?page=01", "/samples?page=%2B1", "/samples?page=1.0",
+                             "/samples?page=%201"], ["/samples?page=2"]),
+        ("/search?q=attention&has_code=1", ["/search?q=attention&has_code=true",
+                                            "/search?has_code=on&q=attention"],
+         ["/search?q=attention", "/search?q=attention&has_code=0"]),
+        ("/search?q=1", [], ["/search?q=01", "/search?q=1%20"]),  # text is read as given
+        ("/task/task-1?page=1&per_page=20", ["/task/task-1?per_page=20&page=1.0"],
+         ["/task/task-1?page=1&per_page=50"]),
+        ("/samples?status=ran", ["/samples?status=%20ran%20"], ["/samples?status=Ran"]),
+        ("/sitemap-papers.xml?p=1", ["/sitemap-papers.xml?p=01"], []),
+    ],
+)  # fmt: skip
+def test_values_a_page_reads_alike_share_one_cache_entry(
+    client, make_paper, page_cache, first, alike, apart
+):
+    make_paper()
+    assert client.get(first)["X-Cache"] == "miss"
+    for url in alike:
+        response = client.get(url)
+        assert response.status_code == 200 and response["X-Cache"] == "hit", url
+    for url in apart:
+        assert client.get(url).get("X-Cache") == "miss", url
+
+
+def test_an_empty_parameter_is_keyed_apart_from_a_missing_one(client, make_paper, page_cache):
+    make_paper()
+    assert client.get("/search?q=attention")["X-Cache"] == "miss"
+    # Without htmx the search sends a form's empty fields away (to the cached URL).
+    empty = client.get("/search?q=attention&task=")
+    assert empty.status_code == 302 and empty["Location"] == "/search?q=attention"
+    assert client.get("/search?q=attention&page=abc").status_code == 400
