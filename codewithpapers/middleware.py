@@ -40,6 +40,7 @@ from codewithpapers.routers import (
     reading_from,
     reading_from_replicas,
 )
+from codewithpapers.sessions import signed_in
 
 request_log = logging.getLogger("codewithpapers.requests")
 logger = logging.getLogger(__name__)
@@ -259,17 +260,19 @@ class RateLimitMiddleware:
 
 
 def _cacheable_request(request: HttpRequest) -> bool:
-    """Anonymous GET/HEAD on a path the cache may hold. A session cookie or an
-    Authorization header means someone may be signed in: never cached."""
+    """Anonymous GET/HEAD on a path the cache may hold. Signed in (never cached) means a
+    valid session that is signed in, or a token that authenticates
+    (codewithpapers.sessions): a made-up session cookie or an Authorization header alone
+    is anonymous, and costs no database query."""
     if request.method not in ("GET", "HEAD"):
         return False
-    if settings.SESSION_COOKIE_NAME in request.COOKIES or "Authorization" in request.headers:
+    if any(request.path.startswith(prefix) for prefix in settings.PAGE_CACHE_EXCLUDE):
         return False
     try:
         request.get_host()  # part of the key; a bad Host header is CommonMiddleware's 400
     except DisallowedHost:
         return False
-    return not any(request.path.startswith(prefix) for prefix in settings.PAGE_CACHE_EXCLUDE)
+    return not signed_in(request)
 
 
 def _cacheable_response(response: HttpResponse) -> bool:
@@ -463,7 +466,7 @@ def replica_is_gone(exception: Exception) -> bool:
 class ReplicaRoutingMiddleware:
     """Lets anonymous GET/HEAD requests outside the admin read from the replicas
     (codewithpapers.routers). Everything else reads the primary: the admin, any write,
-    and anyone with a session (staff see their own edits at once).
+    and anyone signed in (staff see their own edits at once; codewithpapers.sessions).
 
     A request whose replica fails (it cannot be reached, stops answering, or cancels the
     query) is run again on another replica, or on the primary when none is left; a
@@ -478,7 +481,7 @@ class ReplicaRoutingMiddleware:
         allowed = (
             request.method in ("GET", "HEAD")
             and not request.path.startswith("/admin/")
-            and settings.SESSION_COOKIE_NAME not in request.COOKIES
+            and not signed_in(request)
         )
         with reading_from_replicas(allowed):
             return self.get_response(request)

@@ -63,7 +63,8 @@ MIDDLEWARE = [
     # first, and the page cache never stores it.
     "codewithpapers.middleware.PageCacheMiddleware",
     "codewithpapers.middleware.ReplicaRoutingMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's, taking over the session the page cache has loaded to see who is signed in.
+    "codewithpapers.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -211,6 +212,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
+# Database sessions with signed keys: a made-up session cookie is known for one without a
+# lookup, so it cannot take a request past the page cache (codewithpapers.sessions).
+SESSION_ENGINE = "codewithpapers.sessions"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 # Django's built-in CSP: scripts and styles only from our own static files, no inline

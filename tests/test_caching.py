@@ -124,16 +124,21 @@ def test_errors_and_health_checks_are_not_cached(client, page_cache):
 # --- conditional GETs on paper pages --------------------------------------------------
 
 
-def test_paper_page_answers_304_to_its_etag_and_last_modified(client, make_paper, page_cache):
+def test_paper_page_answers_304_to_its_etag_and_last_modified(
+    client, make_paper, page_cache, django_user_model
+):
     make_paper()
     first = client.get("/paper/paper-1")
     etag, modified = first["ETag"], first["Last-Modified"]
     assert client.get("/paper/paper-1", headers={"If-None-Match": etag}).status_code == 304
     assert client.get("/paper/paper-1", headers={"If-Modified-Since": modified}).status_code == 304
-    # Past the page cache too (a session cookie bypasses it): the view answers the
+    # Past the page cache too (a signed-in reader bypasses it): the view answers the
     # condition itself, before rendering.
-    client.cookies["sessionid"] = "no-such-session"
-    uncached = client.get("/paper/paper-1", headers={"If-None-Match": etag})
+    reader = Client()
+    reader.force_login(django_user_model.objects.create_user("reader", password="pw-123-long"))
+    mine = reader.get("/paper/paper-1")
+    assert mine.status_code == 200 and "X-Cache" not in mine
+    uncached = reader.get("/paper/paper-1", headers={"If-None-Match": mine["ETag"]})
     assert uncached.status_code == 304 and "X-Cache" not in uncached
 
 
@@ -411,3 +416,81 @@ def test_an_empty_parameter_is_keyed_apart_from_a_missing_one(client, make_paper
     empty = client.get("/search?q=attention&task=")
     assert empty.status_code == 302 and empty["Location"] == "/search?q=attention"
     assert client.get("/search?q=attention&page=abc").status_code == 400
+
+
+# --- who skips the cache ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Cookie": "sessionid=x"},
+        {"Cookie": "sessionid=" + "a" * 40},  # a key's length, not one of ours
+        {"Cookie": "tracking=1; sessionid=0123456789abcdefghijklmnopqrstuvwxyz0123"},
+        {"Authorization": "Basic c3RhZmY6cGFzc3dvcmQ="},
+        {"Authorization": "Token 0123456789abcdef"},
+    ],
+    ids=["short", "key-length", "with-others", "basic", "token"],
+)
+def test_forged_session_cookies_and_authorization_headers_are_served_from_the_cache(
+    client, make_paper, page_cache, django_assert_num_queries, headers
+):
+    """Made-up credentials cannot turn the page cache off: they are anonymous, answered
+    from the cache without a database query, however many different ones arrive."""
+    make_paper()
+    page = client.get("/paper/paper-1")
+    assert page["X-Cache"] == "miss"
+    with django_assert_num_queries(0):
+        forged = Client().get("/paper/paper-1", headers=headers)
+    assert forged["X-Cache"] == "hit" and forged.content == page.content
+
+
+def test_a_session_that_is_not_signed_in_is_looked_up_once(
+    client, make_paper, page_cache, django_assert_num_queries
+):
+    """A key the site made (a session that has since ended, or one never signed in)
+    is looked up on its first request; after that the cache remembers it."""
+    from django.contrib.sessions.backends.db import SessionStore as DatabaseStore
+
+    from codewithpapers.sessions import SessionStore
+
+    make_paper()
+    client.get("/paper/paper-1")
+    session = SessionStore()
+    session["theme"] = "dark"
+    session.save()
+    ended = SessionStore()
+    ended.create()
+    ended.delete()
+    for key in (session.session_key, ended.session_key):
+        visitor = Client(headers={"Cookie": f"sessionid={key}"})
+        with django_assert_num_queries(1):
+            assert visitor.get("/paper/paper-1")["X-Cache"] == "hit"
+        with django_assert_num_queries(0):
+            assert visitor.get("/paper/paper-1")["X-Cache"] == "hit"
+    # A key the old, unsigned store made is no session at all.
+    old = DatabaseStore()
+    old.create()
+    with django_assert_num_queries(0):
+        assert (
+            Client().get("/paper/paper-1", headers={"Cookie": f"sessionid={old.session_key}"})[
+                "X-Cache"
+            ]
+            == "hit"
+        )
+
+
+def test_a_signed_in_reader_skips_the_cache_at_the_cost_of_no_extra_query(
+    admin_client, make_paper, page_cache
+):
+    """The session the page cache loads to see who is signed in is the one the page
+    uses: a signed-in page runs the queries it ran when any session cookie skipped the
+    cache."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_paper()
+    with CaptureQueriesContext(connection) as cached_off:
+        assert "X-Cache" not in admin_client.get("/paper/paper-1")
+    session_reads = [q for q in cached_off if "django_session" in q["sql"]]
+    assert len(session_reads) == 1
