@@ -257,6 +257,10 @@ CACHES = {
         key_prefix=env_str("CACHE_KEY_PREFIX", "cwp"),
     )
 }
+# Writes that do not go through the site (SQL by hand, a script) retire cached pages within
+# this many seconds: each process looks at a stamp of the database at most this often
+# (codewithpapers.cache.check_database). 0 turns the look off.
+CONTENT_CHECK_SECONDS = env_int("CONTENT_CHECK_SECONDS", 10, minimum=0)
 # After a failed call to Redis the site serves uncached for this long before trying it
 # again (codewithpapers.breaker), so a Redis outage costs no request more
 # than one socket timeout.

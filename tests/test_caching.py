@@ -1,11 +1,16 @@
-"""The page cache (local memory and Redis), its invalidation by imports and admin edits,
-and conditional GETs on paper pages."""
+"""The page cache (local memory and Redis), its invalidation by imports, admin edits and
+writes from outside the site, what it is keyed by, who skips it, and conditional GETs on
+paper pages."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -14,7 +19,7 @@ from django.test import Client, override_settings
 
 from codewithpapers.cache import bump_content_version
 from tests.archive_helpers import run_import
-from tests.servers import ROOT, production_env, require
+from tests.servers import ROOT, fetch, gunicorn, production_env, require
 from tests.test_admin import change_form_data, post_change
 
 pytestmark = pytest.mark.django_db
@@ -494,3 +499,63 @@ def test_a_signed_in_reader_skips_the_cache_at_the_cost_of_no_extra_query(
         assert "X-Cache" not in admin_client.get("/paper/paper-1")
     session_reads = [q for q in cached_off if "django_session" in q["sql"]]
     assert len(session_reads) == 1
+
+
+# --- writes from outside the site ----------------------------------------------------------
+
+SEED = """
+import datetime as dt
+import django
+django.setup()
+from papers.models import Paper
+Paper.objects.create(slug="edited", title="Title before the edit", published=dt.date(2020, 1, 1))
+"""
+
+
+def test_a_direct_database_edit_reaches_cached_pages_within_the_check_interval(
+    tmp_path, collected_static, migrated_sqlite, transactional_db
+):
+    """SQL typed by hand cannot bump the content version: the server notices the
+    database's stamp has moved (CONTENT_CHECK_SECONDS) and retires what it had cached,
+    instead of serving the old page for CACHE_TTL beside new ones."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        database = tmp_path / "db.sqlite3"
+        shutil.copy(migrated_sqlite, database)
+        url = f"sqlite:///{database}"
+
+        def edit(sql: str) -> None:
+            with contextlib.closing(sqlite3.connect(database)) as db, db:
+                db.execute(sql)
+
+    else:
+        import psycopg
+
+        db = connection.settings_dict
+        url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+
+        def edit(sql: str) -> None:
+            with psycopg.connect(url.replace("postgres://", "postgresql://")) as session:
+                session.execute(sql)
+
+    env = production_env(
+        DATABASE_URL=url,
+        STATIC_ROOT=str(collected_static),
+        CONTENT_CHECK_SECONDS="1",
+        DJANGO_SETTINGS_MODULE="codewithpapers.settings",
+    )
+    subprocess.run([sys.executable, "-c", SEED], cwd=ROOT, env=env, check=True, timeout=60)
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        page = f"{base}/paper/edited"
+        assert fetch(page).headers["X-Cache"] == "miss"
+        time.sleep(1.5)  # the server's first look at the database retires what it had
+        assert fetch(page).headers["X-Cache"] == "miss"
+        time.sleep(1.5)
+        unchanged = fetch(page)  # reading does not move the stamp
+        assert unchanged.headers["X-Cache"] == "hit" and "before the edit" in unchanged.body
+        edit("UPDATE papers_paper SET title = 'Title after the edit' WHERE slug = 'edited'")
+        deadline = time.monotonic() + 15
+        while "after the edit" not in fetch(page).body:
+            assert time.monotonic() < deadline, "the edit never reached the cached page"
+            time.sleep(0.25)
