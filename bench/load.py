@@ -17,17 +17,23 @@ Prints one table (requests/s, p50/p95/p99 in ms, errors) with a row per phase an
 kind of page. The database is only read (nothing an anonymous GET does writes to it).
 Rate limits are off for the run: every client shares 127.0.0.1.
 
-    .venv/bin/python bench/load.py --faults-only          # phase 4 alone
+    .venv/bin/python bench/load.py --faults-only          # phases 4 and 5 alone
 
-4. faults (--faults, or --faults-only): the mix, cache warm, plus searches never asked
-   before (so some requests always need the database), while first the database and
-   then Redis stop answering for --freeze seconds each. The database is reached
-   through a TCP proxy this script runs, which stops passing bytes both ways (the
-   sockets stay open, as with SIGSTOP on the server or a network partition: no
-   other session's database is touched); Redis is a private redis-server on its own
-   port, stopped with SIGSTOP. Prints a table per window (before, frozen, after the
-   thaw) with errors, p99 and the longest wait, the time each took to recover, and
-   whether anything was lost (requests with no answer, rows changed).
+4. forged credentials (--faults, or --faults-only): the mix, cache warm, for
+   --forged-duration seconds as is, then as long again with half the clients sending
+   made-up credentials on every request (a new random session cookie, or an
+   `Authorization` header): they must not turn the page cache off (goal: the rate
+   within 10% of the clean one). Any database.
+5. faults (--faults, or --faults-only; PostgreSQL only): the mix, cache warm, plus
+   searches never asked before (so some requests always need the database), while
+   first the database and then Redis stop answering for --freeze seconds each. The
+   database is reached through a TCP proxy this script runs, which stops passing bytes
+   both ways (the sockets stay open, as with SIGSTOP on the server or a network
+   partition: no other session's database is touched); Redis is a private
+   redis-server on its own port, stopped with SIGSTOP. Prints a table per window
+   (before, frozen, after the thaw) with errors, p99 and the longest wait, the time
+   each took to recover, and whether anything was lost (requests with no answer, rows
+   changed).
 """
 
 from __future__ import annotations
@@ -186,9 +192,10 @@ class Server:
         self.out.close()
 
 
-async def _get(reader, writer, path: str) -> int:
+async def _get(reader, writer, path: str, headers: dict[str, str] | None = None) -> int:
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
     writer.write(
-        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n".encode()
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n{extra}\r\n".encode()
     )
     await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
@@ -208,16 +215,19 @@ async def _get(reader, writer, path: str) -> int:
     return status
 
 
-async def _client(port: int, draw, stop: float, results: Results | None, seed: int) -> None:
+async def _client(
+    port: int, draw, stop: float, results: Results | None, seed: int, credentials=None
+) -> None:
     rng = random.Random(seed)
     reader = writer = None
     while time.monotonic() < stop:
         kind, path = draw(rng)
+        headers = credentials(rng) if credentials else None
         try:
             if writer is None:
                 reader, writer = await asyncio.open_connection("127.0.0.1", port)
             started = time.perf_counter()
-            status = await _get(reader, writer, path)
+            status = await _get(reader, writer, path, headers)
             took = time.perf_counter() - started
         except (OSError, asyncio.IncompleteReadError, ValueError):
             if results is not None:
@@ -234,12 +244,21 @@ async def _client(port: int, draw, stop: float, results: Results | None, seed: i
         writer.close()
 
 
-def run_phase(port: int, draw, clients: int, seconds: float, record: bool) -> Results:
+def run_phase(
+    port: int, draw, clients: int, seconds: float, record: bool, credentials=None
+) -> Results:
+    """`clients` keep-alive clients drawing from `draw` for `seconds`; with
+    `credentials`, every other client sends the headers it makes on each request."""
     results = Results() if record else None
 
     async def main():
         stop = time.monotonic() + seconds
-        await asyncio.gather(*(_client(port, draw, stop, results, n) for n in range(clients)))
+        await asyncio.gather(
+            *(
+                _client(port, draw, stop, results, n, credentials if n % 2 else None)
+                for n in range(clients)
+            )
+        )
 
     started = time.monotonic()
     asyncio.run(main())
@@ -303,7 +322,62 @@ def rows_for(name: str, results: Results) -> list[tuple]:
     ]
 
 
-# --- phase 4: faults ---------------------------------------------------------------------
+# --- phase 4: forged credentials -------------------------------------------------------
+
+FORGED_GOAL = 0.9  # the mix with forged credentials keeps this share of the clean rate
+_KEY_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def forged_credentials(rng: random.Random) -> dict[str, str]:
+    """Made-up credentials, new on every request: a session cookie of a real key's
+    shape, one among other cookies, or an Authorization header."""
+    key = "".join(rng.choices(_KEY_CHARS, k=40))
+    return rng.choice(
+        [
+            {"Cookie": f"sessionid={key}"},
+            {"Cookie": f"csrftoken={key[:32]}; sessionid={key[:32]}"},
+            {"Authorization": f"Token {key}"},
+            {"Authorization": f"Basic {key}"},
+        ]
+    )
+
+
+def run_forged(args, env: dict[str, str], pool, out: Path) -> list[tuple]:
+    """Phase 4: the warm mix as is, then with half the clients sending made-up
+    credentials; the table rows of both."""
+    port = free_port()
+    with Server(env, port, out / "gunicorn-forged.log"):
+        seconds = warm(port, pool, 16)
+        print(f"forged-credentials phase: cache warmed in {seconds:.0f} s", flush=True)
+        run_phase(port, mix_drawer(pool), args.clients, args.warmup, False)
+        draw = mix_drawer(pool)
+        clean = run_phase(port, draw, args.clients, args.forged_duration, True)
+        forged = run_phase(
+            port, draw, args.clients, args.forged_duration, True, forged_credentials
+        )
+    clean_rate = sum(map(len, clean.latencies.values())) / clean.elapsed
+    forged_rate = sum(map(len, forged.latencies.values())) / forged.elapsed
+    share = forged_rate / clean_rate
+    verdict = "met" if share >= FORGED_GOAL else "NOT met"
+    print(
+        f"forged credentials: {share:.0%} of the clean rate (goal ≥ {FORGED_GOAL:.0%}: {verdict})",
+        flush=True,
+    )
+    return rows_for("mix, cache warm (clean)", clean) + rows_for(
+        "mix, half forged credentials", forged
+    )
+
+
+def print_table(table: list[tuple]) -> None:
+    print(
+        f"\n{'phase':<32}{'kind':<9}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
+        f"{'errors':>8}"
+    )
+    for phase, kind, rate, p50, p95, p99, errors in table:
+        print(f"{phase:<32}{kind:<9}{rate:>9.0f}{p50:>9.1f}{p95:>9.1f}{p99:>9.1f}{errors:>8}")
+
+
+# --- phase 5: faults ---------------------------------------------------------------------
 
 FRESH_SHARE = 10  # weight of never-asked searches in the fault phase's mix (others: MIX)
 REQUEST_TIMEOUT_S = 60.0  # a client gives up on a request after this long (counted lost)
@@ -469,12 +543,13 @@ def _tree_cpu(root: int) -> float:
 
 
 def run_faults(args, env: dict[str, str], pool, words: list[str], out: Path) -> None:
-    """Phase 4: the database, then Redis, stop answering under the load mix."""
+    """Phase 5: the database, then Redis, stop answering under the load mix."""
     from urllib.parse import urlsplit
 
     database = urlsplit(args.database_url)
     if database.scheme not in {"postgres", "postgresql"}:
-        raise SystemExit("the fault phase needs PostgreSQL (its proxy stands in for the server)")
+        print("fault phase skipped: it needs PostgreSQL (its proxy stands in for the server)")
+        return
     proxy = FreezableProxy(database.hostname or "127.0.0.1", database.port or 5432)
     redis_server = PrivateRedis()
     netloc = database.netloc.rsplit("@", 1)
@@ -626,8 +701,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--pool", type=int, default=2000, help="paper pages in the URL pool")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--faults", action="store_true", help="add the fault phase")
-    parser.add_argument("--faults-only", action="store_true", help="run the fault phase alone")
+    parser.add_argument("--faults", action="store_true", help="add phases 4 and 5")
+    parser.add_argument("--faults-only", action="store_true", help="run phases 4 and 5 alone")
+    parser.add_argument(
+        "--forged-duration", type=float, default=30, help="seconds of each half of phase 4"
+    )
     parser.add_argument("--freeze", type=float, default=10, help="seconds each fault lasts")
     parser.add_argument("--calm", type=float, default=10, help="seconds before the first")
     parser.add_argument("--after", type=float, default=15, help="seconds after each thaw")
@@ -647,9 +725,24 @@ def main() -> None:
         f"{args.clients} clients; gunicorn {args.workers} workers x {args.threads} threads",
         flush=True,
     )
-    if args.faults_only:
-        run_faults(args, env, pool, _words(pool), out)
-        return
+    try:
+        if args.faults_only:
+            print_table(run_forged(args, env, pool, out))
+            run_faults(args, env, pool, _words(pool), out)
+        else:
+            run_phases(args, env, pool, static_path, out)
+    finally:
+        if env["CACHE_URL"].startswith("redis://"):
+            import redis
+
+            client = redis.Redis.from_url(env["CACHE_URL"])
+            keys = list(client.scan_iter(f"{env['CACHE_KEY_PREFIX']}:*"))
+            if keys:
+                client.delete(*keys)
+
+
+def run_phases(args, env: dict[str, str], pool, static_path: str, out: Path) -> None:
+    """Phases 1-3, then with --faults 4 and 5."""
     table = []
     port = 18000 + os.getpid() % 1000
     with Server(env, port, out / "gunicorn-cached.log"):
@@ -665,13 +758,9 @@ def main() -> None:
     with Server(env | {"CACHE_URL": "dummy://"}, port + 1, out / "gunicorn-uncached.log"):
         cold = run_phase(port + 1, mix_drawer(pool), args.clients, args.baseline_duration, True)
         table += rows_for("mix, no page cache (baseline)", cold)
-
-    print(
-        f"\n{'phase':<32}{'kind':<9}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
-        f"{'errors':>8}"
-    )
-    for phase, kind, rate, p50, p95, p99, errors in table:
-        print(f"{phase:<32}{kind:<9}{rate:>9.0f}{p50:>9.1f}{p95:>9.1f}{p99:>9.1f}{errors:>8}")
+    if args.faults:
+        table += run_forged(args, env, pool, out)
+    print_table(table)
     static_rate = table[0][2]
     warm_rate = next(r[2] for r in table if r[0] == "mix, cache warm")
     cold_rate = next(r[2] for r in table if r[0].startswith("mix, no page cache"))
@@ -681,13 +770,6 @@ def main() -> None:
     )
     if args.faults:
         run_faults(args, env, pool, _words(pool), out)
-    if env["CACHE_URL"].startswith("redis://"):
-        import redis
-
-        client = redis.Redis.from_url(env["CACHE_URL"])
-        keys = list(client.scan_iter(f"{env['CACHE_KEY_PREFIX']}:*"))
-        if keys:
-            client.delete(*keys)
 
 
 if __name__ == "__main__":

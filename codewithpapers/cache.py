@@ -2,9 +2,26 @@
 
 Every import (papers.archive.importer) and every admin write (PageCacheMiddleware)
 bumps it, which makes every page cached before the change unreachable at once: nothing
-has to know which pages a change touched. The version is a timestamp in milliseconds,
-so it only ever moves forward, even when the cache loses it (it comes back as "now"),
-and it doubles as the pages' Last-Modified.
+has to know which pages a change touched. Other code that changes what pages show calls
+`bump_content_version()`; `content_version()` reads it. The version is a timestamp in
+milliseconds, so it only ever moves forward, even when the cache loses it (it comes back
+as "now"), and it doubles as the pages' Last-Modified.
+
+Writes that do not go through the site cannot bump it: SQL typed by hand, a script on
+another machine. For those each app process looks at a stamp of the database at most
+every CONTENT_CHECK_SECONDS, after it has sent a response (`check_database()`), and
+bumps the version when the stamp has moved since the last look: such an edit reaches
+every cached page within that time, and a page cached before it can no longer be
+served beside one rendered after it. The stamp (`database_stamp()`) costs no scan:
+- PostgreSQL: the statistics' counts of rows inserted, updated and deleted in the
+  site's tables (`papers_*`), and their files (a TRUNCATE makes new ones): one catalog
+  query on the primary, about a millisecond. The counts are published when the writing
+  session commits and idles (within a second or so);
+- SQLite: the size and time of the database and WAL files and the WAL index's header,
+  which counts every committed write: no query at all. Any write counts, the sessions'
+  too (a sign-in retires the cache; it is rare).
+While something writes all the time (an import), pages are retired at most every
+CONTENT_CHECK_SECONDS (the import also bumps the version itself).
 
 It lives in the cache itself. With Redis (CACHE_URL=redis://…) every app server and
 every import sees the same version. With the default local-memory cache each process
@@ -22,13 +39,18 @@ import datetime as dt
 import functools
 import hashlib
 import logging
+import os
 import re
+import threading
 import time
 from collections.abc import Callable
 
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends import redis as redis_backend
+from django.core.signals import request_finished
+from django.db import connections
 from django.http import HttpRequest
 from django.views.decorators.http import condition
 from redis.exceptions import RedisError
@@ -74,6 +96,104 @@ def bump_content_version() -> int | None:
         logger.warning("cache unavailable: could not bump the content version", exc_info=True)
         return None
     return version
+
+
+# --- writes that do not go through the site -----------------------------------------
+
+STAMP_KEY = "content-stamp"
+_check_lock = threading.Lock()
+_checked_at = -float("inf")  # when this process last looked (time.monotonic())
+
+
+def check_database(*, force: bool = False) -> bool:
+    """Bump the content version when the database's stamp has moved since the last look
+    (by this process or another sharing the cache); at most every CONTENT_CHECK_SECONDS
+    per process unless `force`. Whether it bumped. A database or cache that fails makes
+    it look again next time."""
+    global _checked_at
+    interval = settings.CONTENT_CHECK_SECONDS
+    if not force:
+        if not interval or time.monotonic() < _checked_at + interval:
+            return False
+        with _check_lock:
+            now = time.monotonic()
+            if now < _checked_at + interval:
+                return False  # another thread is looking
+            _checked_at = now
+    if content_version() is None:
+        return False  # no cache that holds anything (dummy://, Redis out): nothing to retire
+    try:
+        stamp = database_stamp("default")
+    except Exception:
+        return False
+    if stamp is None:
+        return False
+    try:
+        if cache.get(STAMP_KEY) == stamp:
+            return False
+        # Unknown (the first look, or the cache lost it) counts as moved: a bump costs
+        # only cache misses, a missed edit would cost stale pages. Kept until replaced
+        # (even in a process's own memory): a stamp that lapsed would be unknown again.
+        cache.set(STAMP_KEY, stamp, timeout=None)
+    except Exception:
+        return False
+    return bump_content_version() is not None
+
+
+def _check_after_response(**kwargs) -> None:
+    check_database()
+
+
+# After the response has gone: the reader never waits for the look, even while the
+# database is not answering.
+request_finished.connect(_check_after_response, dispatch_uid="codewithpapers.cache.check")
+
+
+@functools.cache
+def _site_tables() -> tuple[str, ...]:
+    models = apps.get_app_config("papers").get_models(include_auto_created=True)
+    return tuple(sorted({model._meta.db_table for model in models}))
+
+
+_PG_STAMP = """
+    SELECT coalesce(sum(s.n_tup_ins + s.n_tup_upd + s.n_tup_del), 0)::text
+           || '.' || coalesce(sum(c.relfilenode::bigint), 0)::text
+    FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+    WHERE c.relname = ANY(%s) AND c.relkind = 'r' AND pg_table_is_visible(c.oid)
+"""
+
+
+def database_stamp(alias: str = "default") -> str | None:
+    """A value that changes whenever the database's content does (see the module's
+    docstring); None where there is none to take (an in-memory SQLite database)."""
+    connection = connections[alias]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            if connection.in_atomic_block:
+                # Statistics are read once per transaction unless told to read again.
+                cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(_PG_STAMP, [list(_site_tables())])
+            return f"pg.{cursor.fetchone()[0]}"
+    if connection.vendor == "sqlite":
+        name = str(connection.settings_dict["NAME"])
+        if connection.is_in_memory_db() or not name:
+            return None
+        parts = []
+        for suffix in ("", "-wal"):
+            try:
+                found = os.stat(name + suffix)
+                parts.append(f"{found.st_mtime_ns}.{found.st_size}")
+            except OSError:
+                parts.append("-")
+        try:
+            # The WAL index's header: its change counter moves with every commit, even
+            # two within one tick of the file clock.
+            with open(name + "-shm", "rb") as index:
+                parts.append(index.read(48).hex())
+        except OSError:
+            parts.append("-")
+        return "sqlite." + ".".join(parts)
+    return None
 
 
 def version_time(version: int) -> dt.datetime:

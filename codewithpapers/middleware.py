@@ -13,10 +13,12 @@ import logging
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from urllib.parse import urlencode
+from dataclasses import dataclass
+from urllib.parse import unquote, urlencode
 
+from django import forms
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import DisallowedHost
@@ -38,6 +40,7 @@ from codewithpapers.routers import (
     reading_from,
     reading_from_replicas,
 )
+from codewithpapers.sessions import signed_in
 
 request_log = logging.getLogger("codewithpapers.requests")
 logger = logging.getLogger(__name__)
@@ -47,28 +50,55 @@ logger = logging.getLogger(__name__)
 # (the signed-in user). Every cached response says it varies on them, for the caches
 # between the site and its visitors.
 CACHE_VARY = ("Cookie", "HX-Request", "HX-History-Restore-Request", "HX-Trigger")
-# Those the page cache keys every page by. Cookie is not among them: a request that may
-# carry a session is never cached, and no other cookie changes a page. Which element
-# triggered an htmx request counts only for the pages that read it (see `reads`).
-KEY_HEADERS = ("HX-Request", "HX-History-Restore-Request")
+
+# How a declared query parameter's value is keyed: None (as given), a form field (the
+# value it cleans to), or a function of the value (what it returns).
+Normaliser = forms.Field | Callable[[str], object] | None
 
 
-def reads(*parameters: str, headers: tuple[str, ...] = ()):
-    """Declares what a page's content depends on beyond its path: these query parameters
-    and, besides the htmx ones, these request headers. The page cache keys the page by
-    them alone, and redirects a request naming any other parameter (`?utm_source=…`,
-    `?junk=1`) to the URL without it, so each distinct page is rendered and stored once.
-    Views that declare nothing (the API, which refuses unknown parameters with a 400)
-    are keyed by their whole URL."""
+@dataclass(frozen=True)
+class PageReads:
+    """What a page declared with `reads`: its query parameters, each with its
+    normaliser, and the request headers it reads besides the htmx ones."""
+
+    parameters: dict[str, Normaliser]
+    headers: tuple[str, ...] = ()
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.parameters
+
+
+def reads(
+    *parameters: str | type[forms.BaseForm] | Mapping[str, Normaliser],
+    headers: tuple[str, ...] = (),
+):
+    """Declares what a page's content depends on beyond its path: query parameters and,
+    besides the htmx ones, request headers. Each parameter is a name (keyed as given), a
+    Form class (every field of it, each keyed by the value the field cleans it to, as the
+    view reads it: `page=01`, `page=+1` and `page=1.0` are one page), or a mapping of
+    names to a form field or a function of the value (`{"p": int}`).
+
+    The page cache keys the page by them alone, and redirects a request naming any other
+    parameter (`?utm_source=…`, `?junk=1`) to the URL without it, so each distinct page
+    is rendered and stored once. Views that declare nothing (the API, which refuses
+    unknown parameters with a 400) are keyed by their whole URL."""
+    declared: dict[str, Normaliser] = {}
+    for parameter in parameters:
+        if isinstance(parameter, str):
+            declared[parameter] = None
+        elif isinstance(parameter, type) and issubclass(parameter, forms.BaseForm):
+            declared.update(parameter.base_fields)
+        else:
+            declared.update(parameter)
 
     def mark(view):
-        view.page_reads = (frozenset(parameters), tuple(headers))
+        view.page_reads = PageReads(declared, tuple(headers))
         return view
 
     return mark
 
 
-def page_reads(request: HttpRequest) -> tuple[frozenset[str], tuple[str, ...]] | None:
+def page_reads(request: HttpRequest) -> PageReads | None:
     """What the view of this path declared with `reads`, or None."""
     try:
         match = resolve(request.path_info)
@@ -112,6 +142,27 @@ class RequestLogMiddleware:
         if cached := response.get("X-Cache"):
             fields["cache"] = cached
         request_log.info("request", extra={"fields": fields})
+        return response
+
+
+class HeadWithoutBodyMiddleware:
+    """A HEAD is answered with the headers a GET would get (Content-Length included) and
+    no body. Django's WSGI handler sends the body anyway, and gunicorn drops it with a
+    warning in the log: one a request, for what load balancers, link checkers and feed
+    readers ask all the time."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method == "HEAD":
+            if response.streaming:
+                response.streaming_content = []  # its file is still closed with it
+            else:
+                if not response.has_header("Content-Length"):
+                    response["Content-Length"] = str(len(response.content))
+                response.content = b""
         return response
 
 
@@ -209,17 +260,19 @@ class RateLimitMiddleware:
 
 
 def _cacheable_request(request: HttpRequest) -> bool:
-    """Anonymous GET/HEAD on a path the cache may hold. A session cookie or an
-    Authorization header means someone may be signed in: never cached."""
+    """Anonymous GET/HEAD on a path the cache may hold. Signed in (never cached) means a
+    valid session that is signed in, or a token that authenticates
+    (codewithpapers.sessions): a made-up session cookie or an Authorization header alone
+    is anonymous, and costs no database query."""
     if request.method not in ("GET", "HEAD"):
         return False
-    if settings.SESSION_COOKIE_NAME in request.COOKIES or "Authorization" in request.headers:
+    if any(request.path.startswith(prefix) for prefix in settings.PAGE_CACHE_EXCLUDE):
         return False
     try:
         request.get_host()  # part of the key; a bad Host header is CommonMiddleware's 400
     except DisallowedHost:
         return False
-    return not any(request.path.startswith(prefix) for prefix in settings.PAGE_CACHE_EXCLUDE)
+    return not signed_in(request)
 
 
 def _cacheable_response(response: HttpResponse) -> bool:
@@ -231,33 +284,66 @@ def _cacheable_response(response: HttpResponse) -> bool:
     return get_max_age(response) != 0
 
 
-def page_key(request: HttpRequest, declared: tuple[frozenset[str], tuple[str, ...]] | None) -> str:
+def _key_value(name: str, normaliser: Normaliser, request: HttpRequest) -> str:
+    """How one given parameter is keyed: what the view will read from it. A value that
+    does not clean is keyed as given (the view refuses it, and refusals are not cached);
+    so is an empty one, which some pages read apart from a missing one."""
+    if isinstance(normaliser, forms.Field):
+        raw = normaliser.widget.value_from_datadict(request.GET, {}, name)
+        read = normaliser.clean
+    else:
+        raw = request.GET.get(name)
+        read = normaliser
+    if read is None or raw in ("", None, [], ()):
+        return f"={raw!r}"
+    try:
+        return f":{read(raw)!r}"
+    except Exception:  # ValidationError, or whatever a function raises: as given
+        return f"={raw!r}"
+
+
+def _htmx_header(request: HttpRequest, name: str) -> str | None:
+    """A header as django-htmx reads it (percent-decoded when htmx says it encoded it)."""
+    value = request.headers.get(name) or None
+    if value and request.headers.get(f"{name}-URI-AutoEncoded") == "true":
+        value = unquote(value)
+    return value
+
+
+def page_key(request: HttpRequest, declared: PageReads | None) -> str:
     """The cache key of a page: scheme, host and path, the query parameters the page
-    reads (in a fixed order) and the request headers it reads; a page that declares
-    nothing, by its full URL and the htmx headers. The key is computed, not learned (no
-    per-URL header list to fetch first, as Django's own cache middleware does); a HEAD
-    is answered from the GET's entry."""
+    reads as it reads them (in a fixed order), whether it is an htmx request (only
+    `HX-Request: true` is, as django-htmx reads it) or a history restore, and the other
+    headers it declared: the htmx ones (HX-Trigger) only for htmx requests, the only ones
+    whose views read them. A page that declares nothing is keyed by its full URL. Cookies
+    are not part of it: only anonymous requests are cached, and no cookie but the
+    session's changes a page. The key is computed, not learned (no per-URL header list
+    to fetch first, as Django's own cache middleware does); a HEAD is answered from the
+    GET's entry."""
+    htmx = _htmx_header(request, "HX-Request") == "true"
+    restore = _htmx_header(request, "HX-History-Restore-Request") == "true"
     if declared is None:
-        parts = [request.build_absolute_uri(), *(request.headers.get(h, "") for h in CACHE_VARY)]
+        parts = [request.build_absolute_uri()]
     else:
         # Only declared parameters are left (canonical_redirect sent the others away).
-        headers = declared[1]
-        query = urlencode(
-            [(name, request.GET.getlist(name)) for name in sorted(request.GET)], doseq=True
-        )
-        parts = [f"{request.scheme}://{request.get_host()}{escape_uri_path(request.path)}", query]
-        parts += [request.headers.get(header, "") for header in (*KEY_HEADERS, *headers)]
+        parts = [f"{request.scheme}://{request.get_host().lower()}{escape_uri_path(request.path)}"]
+        parts += [
+            name + _key_value(name, declared.parameters[name], request)
+            for name in sorted(request.GET)
+        ]
+        for header in declared.headers:
+            if htmx or not header.lower().startswith("hx-"):
+                parts.append(f"{header}: {_htmx_header(request, header)}")
+    parts.append(f"htmx={htmx} restore={restore}")
     digest = hashlib.md5("\n".join(parts).encode(), usedforsecurity=False).hexdigest()
     return f"page.{digest}"
 
 
-def canonical_redirect(
-    request: HttpRequest, declared: tuple[frozenset[str], tuple[str, ...]] | None
-) -> HttpResponse | None:
+def canonical_redirect(request: HttpRequest, declared: PageReads | None) -> HttpResponse | None:
     """A 301 to the URL without the query parameters the page does not read, if any."""
-    if declared is None or all(name in declared[0] for name in request.GET):
+    if declared is None or all(name in declared for name in request.GET):
         return None
-    kept = [(name, values) for name, values in request.GET.lists() if name in declared[0]]
+    kept = [(name, values) for name, values in request.GET.lists() if name in declared]
     query = urlencode(kept, doseq=True)
     return HttpResponsePermanentRedirect(
         escape_uri_path(request.path) + (f"?{query}" if query else "")
@@ -380,7 +466,7 @@ def replica_is_gone(exception: Exception) -> bool:
 class ReplicaRoutingMiddleware:
     """Lets anonymous GET/HEAD requests outside the admin read from the replicas
     (codewithpapers.routers). Everything else reads the primary: the admin, any write,
-    and anyone with a session (staff see their own edits at once).
+    and anyone signed in (staff see their own edits at once; codewithpapers.sessions).
 
     A request whose replica fails (it cannot be reached, stops answering, or cancels the
     query) is run again on another replica, or on the primary when none is left; a
@@ -395,7 +481,7 @@ class ReplicaRoutingMiddleware:
         allowed = (
             request.method in ("GET", "HEAD")
             and not request.path.startswith("/admin/")
-            and settings.SESSION_COOKIE_NAME not in request.COOKIES
+            and not signed_in(request)
         )
         with reading_from_replicas(allowed):
             return self.get_response(request)

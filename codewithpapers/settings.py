@@ -51,6 +51,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost, so its duration and query count cover everything below it.
     "codewithpapers.middleware.RequestLogMiddleware",
+    # Outside everything that answers, so that every HEAD response leaves without a body.
+    "codewithpapers.middleware.HeadWithoutBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -61,7 +63,8 @@ MIDDLEWARE = [
     # first, and the page cache never stores it.
     "codewithpapers.middleware.PageCacheMiddleware",
     "codewithpapers.middleware.ReplicaRoutingMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's, taking over the session the page cache has loaded to see who is signed in.
+    "codewithpapers.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -209,6 +212,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "strict-origin-when-cross-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
+# Database sessions with signed keys: a made-up session cookie is known for one without a
+# lookup, so it cannot take a request past the page cache (codewithpapers.sessions).
+SESSION_ENGINE = "codewithpapers.sessions"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 # Django's built-in CSP: scripts and styles only from our own static files, no inline
@@ -251,6 +257,10 @@ CACHES = {
         key_prefix=env_str("CACHE_KEY_PREFIX", "cwp"),
     )
 }
+# Writes that do not go through the site (SQL by hand, a script) retire cached pages within
+# this many seconds: each process looks at a stamp of the database at most this often
+# (codewithpapers.cache.check_database). 0 turns the look off.
+CONTENT_CHECK_SECONDS = env_int("CONTENT_CHECK_SECONDS", 10, minimum=0)
 # After a failed call to Redis the site serves uncached for this long before trying it
 # again (codewithpapers.breaker), so a Redis outage costs no request more
 # than one socket timeout.
@@ -278,7 +288,8 @@ RATELIMIT_RENDERS = {
     prefix: rate for prefix, rate in (("/sitemap", env_rate("RATELIMIT_SITEMAP", "30/m")),) if rate
 }
 # Failed sign-ins to the admin allowed per client address, and per user name, in a window
-# (codewithpapers.views.admin_login); past them the login answers 429 until it ends.
+# (codewithpapers.views.admin_login); past them the login answers 429 until it ends (a
+# user name only to addresses that have failed).
 RATELIMIT_LOGIN = env_rate("RATELIMIT_LOGIN", "10/10m")
 # The request header holding the client address when a proxy sits in front
 # (e.g. X-Real-IP); empty means the connection's own address.

@@ -180,15 +180,17 @@ def _login_username(group: str, request: HttpRequest) -> str:
     return request.POST.get("username", "").strip().lower()[:150]
 
 
-LOGIN_LIMITS = (("admin-login-address", client_address), ("admin-login-user", _login_username))
+LOGIN_ADDRESS, LOGIN_USER = "admin-login-address", "admin-login-user"
+LOGIN_LIMITS = ((LOGIN_ADDRESS, client_address), (LOGIN_USER, _login_username))
 
 
-def _login_usages(request: HttpRequest, *, increment: bool) -> list[dict]:
-    """django-ratelimit's counts of failed sign-ins, per address and per user name; none
-    when the limit is off or the cache cannot count (fail open, as the other limits)."""
+def _login_usages(request: HttpRequest, *, increment: bool) -> dict[str, dict]:
+    """django-ratelimit's counts of failed sign-ins, per address and per user name, by
+    group; none when the limit is off or the cache cannot count (fail open, as the other
+    limits)."""
     if not settings.RATELIMIT_LOGIN:
-        return []
-    usages = []
+        return {}
+    usages = {}
     for group, key in LOGIN_LIMITS:
         try:
             usage = get_usage(
@@ -197,16 +199,26 @@ def _login_usages(request: HttpRequest, *, increment: bool) -> list[dict]:
         except Exception:
             usage = None
         if usage:
-            usages.append(usage)
+            usages[group] = usage
     return usages
 
 
 def admin_login(request: HttpRequest) -> HttpResponse:
-    """The admin's login, refusing (429) an address or a user name that has failed
-    RATELIMIT_LOGIN times in the window, whatever the password, until the window ends."""
+    """The admin's login, throttled. An address that has failed RATELIMIT_LOGIN times in
+    the window is refused (429), whatever the password, until the window ends. A user
+    name that has failed that often (from anywhere) is refused only to addresses that
+    have failed in the window: failures from other addresses cannot lock its owner out,
+    and a guesser gets at most one try from each fresh address while the name is over
+    its limit (the try counts against that address)."""
     if request.method != "POST":
         return admin.site.login(request)
-    full = [u for u in _login_usages(request, increment=False) if u["count"] >= u["limit"]]
+    usages = _login_usages(request, increment=False)
+    address, user = usages.get(LOGIN_ADDRESS), usages.get(LOGIN_USER)
+    full = []
+    if address and address["count"] >= address["limit"]:
+        full.append(address)
+    if user and user["count"] >= user["limit"] and (address is None or address["count"] > 0):
+        full.append(user)
     if full:
         return too_many_requests(request, max(1, max(u["time_left"] for u in full)))
     response = admin.site.login(request)

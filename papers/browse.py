@@ -67,7 +67,7 @@ def _valid(form_class, request: HttpRequest):
 # --- /sota and areas ---------------------------------------------------------------------------
 
 
-@reads(*CatalogueForm.base_fields)
+@reads(CatalogueForm)
 @require_safe
 @vary_on_headers("HX-Request")
 def sota(request: HtmxHttpRequest) -> HttpResponse:
@@ -123,7 +123,7 @@ def _index(request: HttpRequest, model, **extra) -> HttpResponse:
     return render(request, "papers/catalogue_index.html", context)
 
 
-@reads(*CatalogueForm.base_fields)
+@reads(CatalogueForm)
 @require_safe
 def task_index(request: HttpRequest) -> HttpResponse:
     return _index(
@@ -135,7 +135,7 @@ def task_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-@reads(*CatalogueForm.base_fields)
+@reads(CatalogueForm)
 @require_safe
 def dataset_index(request: HttpRequest) -> HttpResponse:
     return _index(
@@ -147,7 +147,7 @@ def dataset_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-@reads(*CatalogueForm.base_fields)
+@reads(CatalogueForm)
 @require_safe
 def method_index(request: HttpRequest) -> HttpResponse:
     return _index(
@@ -164,7 +164,7 @@ def method_index(request: HttpRequest) -> HttpResponse:
 # --- task, dataset and method pages ------------------------------------------------------------
 
 
-@reads(*PaperPageForm.base_fields)
+@reads(PaperPageForm)
 @require_safe
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
@@ -188,7 +188,7 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@reads(*PaperPageForm.base_fields)
+@reads(PaperPageForm)
 @require_safe
 def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     dataset = get_object_or_404(
@@ -212,7 +212,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@reads(*PaperPageForm.base_fields)
+@reads(PaperPageForm)
 @require_safe
 def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     method = get_object_or_404(
@@ -245,7 +245,7 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
 # --- leaderboards ------------------------------------------------------------------------------
 
 
-@reads(*BoardForm.base_fields)
+@reads(BoardForm)
 @require_safe
 @vary_on_headers("HX-Request")
 def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:

@@ -21,9 +21,15 @@ from codewithpapers.public import PublicRequest
 from papers.models import Paper, Task
 
 FEED_ITEMS = 30
-# What XML 1.0 cannot carry (Django refuses it with a 500): imports drop these characters
-# (papers.archive.read.normalise.text), rows written before they did may still hold them.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# What XML 1.0 cannot carry: control characters (Django refuses them with a 500), lone
+# surrogates, U+FFFE and U+FFFF (the XML would not parse), and with them the other
+# noncharacters, which mean nothing to a reader. Imports drop them
+# (papers.archive.read.normalise.text); rows written before they did, or by hand, may
+# still hold them.
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
+    f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17)
+)
+_NOT_XML = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff{_NONCHARACTERS}]")
 
 
 def xml_text(text: str) -> str:

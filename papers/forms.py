@@ -129,16 +129,21 @@ class SearchForm(forms.Form):
         return (self.cleaned_data.get("page") or 1) > MAX_PAGE
 
 
-class SampleFilterForm(forms.Form):
-    """The sample filters of /samples, the paper page and the API's sample endpoints."""
-
-    FILTERS = ("status", "contract_check", "language", "repo_kind")
-    PAGE = "page"  # the parameter that pages the list
+class SampleFilters(forms.Form):
+    """The sample filters alone, as the paper page reads them (its samples are not paged)."""
 
     status = _Text()
     contract_check = _Text()
     language = _Text()
     repo_kind = _Text()
+
+
+class SampleFilterForm(SampleFilters):
+    """The sample filters of /samples, the paper page and the API's sample endpoints."""
+
+    FILTERS = ("status", "contract_check", "language", "repo_kind")
+    PAGE = "page"  # the parameter that pages the list
+
     page = forms.IntegerField(required=False, min_value=1)
 
     def filters(self) -> dict[str, str]:

@@ -5,8 +5,10 @@ them: `**bold**`, links (absolute ones to paperswithcode.com and relative `](/pa
 ones), tables, a little raw HTML (`10<sup>8</sup>`) and LaTeX between `$…$` / `$$…$$`.
 `render_description()` turns one into HTML with markdown-it-py, math into MathML with
 latex2mathml (the LaTeX source, shown as code, where it cannot convert), and then passes
-everything through nh3 (ammonia) with an allow-list: nothing else of the raw HTML, no
-attributes beyond a few, only http(s)/mailto links. Headings are demoted below the page's
+everything through nh3 (ammonia) with an allow-list: no attributes beyond a few, only
+http(s)/mailto links. Raw HTML keeps only the allow-list's tags; any other tag is shown
+as the text it is (`List<T>`, a stray `<textarea>`), so it can neither run nor take the
+rest of the description with it. Headings are demoted below the page's
 own (h3 and smaller) and tables scroll inside their own box.
 
 Abstracts are plain text with arXiv's hard line breaks: `render_abstract()` joins the
@@ -34,11 +36,26 @@ from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
+from markdown_it.common.html_re import close_tag, open_tag
+from markdown_it.rules_block import html_block
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # Bump to retire every cached rendering when the rendering itself changes.
-RENDER_VERSION = 1
+RENDER_VERSION = 3
 CACHE_SECONDS = 7 * 24 * 3600
+
+# What one text may cost to render. Markdown parsing is linear but slow on the worst
+# input (a run of `![` takes ~14 µs a character), and each formula is a latex2mathml
+# call whose MathML can be ten times its source. The longest description in the archive
+# is under 9,000 characters and the most formula-laden has 49 formulas and 1,400
+# characters of LaTeX, so these bounds leave real texts whole:
+# - the first MARKUP_MAX characters of a text are rendered (Markdown, math), the rest is
+#   shown as plain paragraphs;
+# - a text's first MATH_MAX formulas, up to MATH_SOURCE_MAX characters of LaTeX in all,
+#   become MathML; later ones are shown as their source text, `$…$` included.
+MARKUP_MAX = 10_000
+MATH_MAX = 200
+MATH_SOURCE_MAX = 5_000
 PWC = "https://paperswithcode.com"
 KINDS = ("paper", "method", "task", "dataset")
 
@@ -105,6 +122,23 @@ def _operator(match: re.Match) -> str:
     return r"\mathrm" if match[1] == "operatorname" else rf"\mathrm{{{match[1]}}}"
 
 
+@dataclass
+class MathBudget:
+    """The formulas of one text still to be rendered as MathML (see MATH_MAX)."""
+
+    formulas: int = MATH_MAX
+    source: int = MATH_SOURCE_MAX
+
+    def render(self, latex: str, display: bool, delimiter: str) -> str:
+        """MathML for the formula while the budget lasts, then its source as text."""
+        if self.formulas <= 0 or len(latex) > self.source:
+            self.formulas = 0  # in order: no later, shorter formula jumps the queue
+            return html.escape(f"{delimiter}{latex}{delimiter}", quote=False)
+        self.formulas -= 1
+        self.source -= len(latex)
+        return math_html(latex, display)
+
+
 def math_html(latex: str, display: bool = False) -> str:
     """MathML for one formula (sanitised later with the rest), or its source as code when
     latex2mathml cannot convert it or passes a command through unknown (`<mi>\\foo</mi>`)."""
@@ -150,6 +184,63 @@ def canonical_href(href: str) -> tuple[str, tuple[str, str] | None]:
     return f"{PWC}{path}{query}", None
 
 
+# --- raw HTML -------------------------------------------------------------------------------
+
+# Raw HTML a description may carry through as markup (the sanitizer still strips their
+# attributes): the notation and structure tags of _HTML_TAGS. Any other tag, a processing
+# instruction or a declaration is shown as text, so that nothing the sanitizer would drop
+# with its content (<script>, <template>) or read the rest of the page into (<textarea>,
+# <title>, <iframe>, <plaintext>, MathML) ever reaches it: `List<T>` keeps its `<T>`.
+_RAW_TAGS = _HTML_TAGS
+_TAG = re.compile(f"(?:{open_tag}|{close_tag})")
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+
+
+def raw_html(text: str) -> str:
+    """Raw HTML from a description with the tags of _RAW_TAGS kept, comments dropped, and
+    everything else escaped as text."""
+    out, at = [], 0
+    while (start := text.find("<", at)) >= 0:
+        out.append(text[at:start])
+        if text.startswith("<!--", start) and (close := text.find("-->", start + 4)) >= 0:
+            at = close + 3  # a comment: dropped, as the sanitizer would
+            continue
+        tag = _TAG.match(text, start)
+        if tag is None:
+            out.append("&lt;")
+            at = start + 1
+            continue
+        name = _TAG_NAME.match(tag[0])[1].lower()
+        out.append(tag[0] if name in _RAW_TAGS else html.escape(tag[0], quote=False))
+        at = tag.end()
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _kept_block(state, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's HTML block, only for a block that opens with a tag of _RAW_TAGS (a
+    <pre> only when it is closed) or with a closed comment. Any other line starting with
+    `<` is a paragraph: its tags are escaped and the Markdown after them renders, where
+    an HTML block would have taken it raw up to the next blank line, or for <script>,
+    <style> and <textarea> up to the end of the text."""
+    start = state.bMarks[start_line] + state.tShift[start_line]
+    source = state.src
+    if source.startswith("<!--", start):
+        if source.find("-->", start + 4) < 0:
+            return False
+    else:
+        name = _TAG_NAME.match(source, start)
+        if not name or name[1].lower() not in _RAW_TAGS:
+            return False
+        if name[1].lower() == "pre" and "</pre>" not in source[start:].lower():
+            return False
+    return html_block(state, start_line, end_line, silent)
+
+
+def _html(self, tokens, idx, options, env):
+    return raw_html(tokens[idx].content)
+
+
 # --- Markdown -----------------------------------------------------------------------------
 
 
@@ -191,7 +282,9 @@ def _image(self, tokens, idx, options, env):
 
 def _math(display: bool, block: bool = False):
     def render(self, tokens, idx, options, env):
-        out = math_html(tokens[idx].content, display)
+        token = tokens[idx]
+        budget = env.setdefault("math", MathBudget())
+        out = budget.render(token.content, display, "$$" if display else "$")
         return f"<div>{out}</div>\n" if block else out
 
     return render
@@ -222,6 +315,9 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("image", _image)
     md.add_render_rule("softbreak", _softbreak)
+    md.add_render_rule("html_inline", _html)
+    md.add_render_rule("html_block", _html)
+    md.block.ruler.at("html_block", _kept_block, {"alt": ["paragraph", "reference", "blockquote"]})
     return md
 
 
@@ -249,9 +345,27 @@ def _cached(prefix: str, text: str, render) -> Rendered:
     return found
 
 
+def _within_bounds(text: str) -> tuple[str, str]:
+    """The text split into what is rendered (its first MARKUP_MAX characters, cut at a
+    paragraph break when one falls in their second half) and the rest."""
+    if len(text) <= MARKUP_MAX:
+        return text, ""
+    cut = text.rfind("\n\n", 0, MARKUP_MAX)
+    if cut < MARKUP_MAX // 2:
+        cut = MARKUP_MAX
+    return text[:cut], text[cut:]
+
+
+def _plain(text: str) -> str:
+    """Text as escaped paragraphs, nothing read as markup."""
+    parts = (" ".join(part.split()) for part in re.split(r"\n\s*\n", text))
+    return "".join(f"<p>{html.escape(part, quote=False)}</p>\n" for part in parts if part)
+
+
 def _render_markdown(text: str) -> Rendered:
     env: dict = {}
-    raw = _MD.render(text.replace("\r\n", "\n").replace("\r", "\n"), env)
+    text, rest = _within_bounds(text.replace("\r\n", "\n").replace("\r", "\n"))
+    raw = _MD.render(text, env) + _plain(rest)
     return Rendered(_sanitise(raw), frozenset(env.get("records", ())))
 
 
@@ -269,7 +383,8 @@ _INLINE_MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
 
 
 def _render_abstract(text: str) -> Rendered:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    text, rest = _within_bounds(text.replace("\r\n", "\n").replace("\r", "\n").strip())
+    budget = MathBudget()
     paragraphs = []
     for part in _PARAGRAPH_BREAK.split(text):
         joined = " ".join(part.split())
@@ -278,12 +393,13 @@ def _render_abstract(text: str) -> Rendered:
         out, last = [], 0
         for match in _INLINE_MATH.finditer(joined):
             out.append(html.escape(joined[last : match.start()], quote=False))
-            latex = match[1] if match[1] is not None else match[2]
-            out.append(math_html(latex))
+            display = match[1] is not None
+            latex = match[1] if display else match[2]
+            out.append(budget.render(latex, False, "$$" if display else "$"))
             last = match.end()
         out.append(html.escape(joined[last:], quote=False))
         paragraphs.append(f"<p>{''.join(out)}</p>")
-    return Rendered(_sanitise("".join(paragraphs)))
+    return Rendered(_sanitise("".join(paragraphs) + _plain(rest)))
 
 
 def render_abstract(text: str) -> Rendered:

@@ -27,6 +27,7 @@ from papers.forms import (
     PaperPageForm,
     RepositorySampleForm,
     SampleFilterForm,
+    SampleFilters,
     SampleListForm,
     SearchForm,
     describe_errors,
@@ -93,7 +94,7 @@ def _without_empty(params) -> str | None:
     return urlencode(kept)
 
 
-@reads(*SearchForm.base_fields, headers=("HX-Trigger",))
+@reads(SearchForm, headers=("HX-Trigger",))
 @require_safe
 @vary_on_headers("HX-Request")
 def search(request: HtmxHttpRequest) -> HttpResponse:
@@ -235,7 +236,7 @@ def _paper_row(slug: str) -> tuple[int, dt.datetime] | None:
     return Paper.objects.visible().filter(slug=slug).values_list("id", "updated_at").first()
 
 
-@reads(*SampleFilterForm.FILTERS)
+@reads(SampleFilters)
 @require_safe
 @conditional_on_version(_paper_row)
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -301,7 +302,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
     }
 
 
-@reads(*SampleFilterForm.FILTERS)
+@reads(SampleFilters)
 @require_safe
 @vary_on_headers("HX-Request")
 def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
@@ -351,7 +352,7 @@ def paper_list(request: HttpRequest, papers, search: dict, total: int | None = N
     }, None
 
 
-@reads(*PaperPageForm.base_fields)
+@reads(PaperPageForm)
 @require_safe
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
@@ -392,7 +393,7 @@ def _sample_page(samples: QuerySet[Sample], page_number: int, param: str = "page
     }
 
 
-@reads(*RepositorySampleForm.base_fields, *PaperPageForm.base_fields)
+@reads(RepositorySampleForm, PaperPageForm)
 @require_safe
 @vary_on_headers("HX-Request")
 def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str) -> HttpResponse:
@@ -432,7 +433,7 @@ def _digest(filters: dict[str, str]) -> str:
     return hashlib.md5(repr(sorted(filters.items())).encode(), usedforsecurity=False).hexdigest()
 
 
-@reads(*SampleListForm.base_fields)
+@reads(SampleListForm)
 @require_safe
 @vary_on_headers("HX-Request")
 def samples(request: HtmxHttpRequest) -> HttpResponse:

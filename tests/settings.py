@@ -13,6 +13,9 @@ from codewithpapers.settings import STORAGES
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+# No look at the database after responses (it would add a query to whichever request of a
+# test found it due); the tests of that look turn it on.
+CONTENT_CHECK_SECONDS = 0
 SECURE_SSL_REDIRECT = False
 # Static files straight from the finders, as in development (no collectstatic).
 STORAGES = STORAGES | {

@@ -433,9 +433,10 @@ LOCMEM = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 
 @pytest.mark.django_db
 def test_admin_login_is_throttled_per_address_and_per_username_for_a_while(settings, monkeypatch):
-    """Guessing passwords: after RATELIMIT_LOGIN failed attempts an address, or a user
-    name from anywhere, is refused (429) until the window ends; then the right password
-    works again, so a staff member is never locked out for good."""
+    """Guessing passwords: after RATELIMIT_LOGIN failed attempts an address is refused
+    (429), and so is the user name to any address that has failed, until the window
+    ends; then the right password works again, so a staff member is never locked out
+    for good."""
     import time
 
     from django.contrib.auth import get_user_model
@@ -462,10 +463,40 @@ def test_admin_login_is_throttled_per_address_and_per_username_for_a_while(setti
     refused = attempt("staff", "right-password-123", "10.0.0.1")
     assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
     assert "Too many" in refused.content.decode()
-    # The same user name from another address, and another user from the same address.
+    # The same user name from another address that has failed, and another user from
+    # the same address.
+    assert attempt("someone", "wrong", "10.0.0.2").status_code == 200
     assert attempt("STAFF", "right-password-123", "10.0.0.2").status_code == 429
     assert attempt("other", "other-password-456", "10.0.0.1").status_code == 429
     # Someone else, elsewhere, signs in as usual.
     assert attempt("other", "other-password-456", "10.0.0.3").status_code == 302
     clock[0] += 61  # the windows (at most a minute) have ended
     assert attempt("staff", "right-password-123", "10.0.0.1").status_code == 302
+
+
+@pytest.mark.django_db
+def test_failures_from_other_addresses_do_not_lock_the_admin_out(settings):
+    """Someone guessing a staff member's password from a dozen addresses locks the name
+    for those addresses only: the owner, at an address that has not failed, signs in."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.test import Client
+
+    settings.CACHES = LOCMEM
+    settings.RATELIMIT_LOGIN = "10/10m"
+    cache.clear()
+    get_user_model().objects.create_superuser("staff", password="right-password-123")
+    login = reverse("admin:login")
+
+    def attempt(password: str, address: str):
+        return Client(REMOTE_ADDR=address).post(
+            login, {"username": "staff", "password": password, "next": "/admin/"}
+        )
+
+    for number in range(12):
+        assert attempt("guess", f"198.51.100.{number}").status_code == 200
+    assert attempt("right-password-123", "198.51.100.3").status_code == 429
+    assert attempt("right-password-123", "192.0.2.10").status_code == 302
+    # A fresh address gets one try at the locked name, which counts against it.
+    assert attempt("guess", "203.0.113.7").status_code == 200
+    assert attempt("right-password-123", "203.0.113.7").status_code == 429

@@ -1,11 +1,16 @@
-"""The page cache (local memory and Redis), its invalidation by imports and admin edits,
-and conditional GETs on paper pages."""
+"""The page cache (local memory and Redis), its invalidation by imports, admin edits and
+writes from outside the site, what it is keyed by, who skips it, and conditional GETs on
+paper pages."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -14,7 +19,7 @@ from django.test import Client, override_settings
 
 from codewithpapers.cache import bump_content_version
 from tests.archive_helpers import run_import
-from tests.servers import ROOT, production_env, require
+from tests.servers import ROOT, fetch, gunicorn, production_env, require
 from tests.test_admin import change_form_data, post_change
 
 pytestmark = pytest.mark.django_db
@@ -124,16 +129,21 @@ def test_errors_and_health_checks_are_not_cached(client, page_cache):
 # --- conditional GETs on paper pages --------------------------------------------------
 
 
-def test_paper_page_answers_304_to_its_etag_and_last_modified(client, make_paper, page_cache):
+def test_paper_page_answers_304_to_its_etag_and_last_modified(
+    client, make_paper, page_cache, django_user_model
+):
     make_paper()
     first = client.get("/paper/paper-1")
     etag, modified = first["ETag"], first["Last-Modified"]
     assert client.get("/paper/paper-1", headers={"If-None-Match": etag}).status_code == 304
     assert client.get("/paper/paper-1", headers={"If-Modified-Since": modified}).status_code == 304
-    # Past the page cache too (a session cookie bypasses it): the view answers the
+    # Past the page cache too (a signed-in reader bypasses it): the view answers the
     # condition itself, before rendering.
-    client.cookies["sessionid"] = "no-such-session"
-    uncached = client.get("/paper/paper-1", headers={"If-None-Match": etag})
+    reader = Client()
+    reader.force_login(django_user_model.objects.create_user("reader", password="pw-123-long"))
+    mine = reader.get("/paper/paper-1")
+    assert mine.status_code == 200 and "X-Cache" not in mine
+    uncached = reader.get("/paper/paper-1", headers={"If-None-Match": mine["ETag"]})
     assert uncached.status_code == 304 and "X-Cache" not in uncached
 
 
@@ -355,3 +365,197 @@ def test_uncached_sitemap_renders_are_rate_limited_per_address(
     # Rendered pages are still served from the cache, and other addresses render.
     assert client.get("/sitemap-papers.xml")["X-Cache"] == "hit"
     assert client.get("/sitemap-papers.xml?p=3", REMOTE_ADDR="10.0.0.9").status_code == 200
+
+
+def test_htmx_header_values_other_than_true_share_the_whole_page_entry(
+    client, make_paper, page_cache
+):
+    """Only `HX-Request: true` asks for a fragment (as django-htmx reads it): any other
+    value is the whole page, from one entry, and cannot fill the cache with copies."""
+    make_paper()
+    assert client.get("/samples")["X-Cache"] == "miss"
+    for number in range(50):
+        value = ["false", "1", "TRUE", "", f"x{number}"][number % 5]
+        response = client.get("/samples", headers={"HX-Request": value})
+        assert response["X-Cache"] == "hit", value
+    fragment = client.get("/samples", headers={"HX-Request": "true"})
+    assert fragment["X-Cache"] == "miss"
+    assert fragment.content.decode().lstrip().startswith('<div id="samples"')
+    # The trigger counts for htmx requests only (the search reads it to tell typing from
+    # a submitted query).
+    assert client.get("/search?q=attention")["X-Cache"] == "miss"
+    assert client.get("/search?q=attention", headers={"HX-Trigger": "a"})["X-Cache"] == "hit"
+
+
+@pytest.mark.parametrize(
+    ("first", "alike", "apart"),
+    [
+        ("/samples?page=1", ["/samples?page=01", "/samples?page=%2B1", "/samples?page=1.0",
+                             "/samples?page=%201"], ["/samples?page=2"]),
+        ("/search?q=attention&has_code=1", ["/search?q=attention&has_code=true",
+                                            "/search?has_code=on&q=attention"],
+         ["/search?q=attention", "/search?q=attention&has_code=0"]),
+        ("/search?q=1", [], ["/search?q=01", "/search?q=1%20"]),  # text is read as given
+        ("/task/task-1?page=1&per_page=20", ["/task/task-1?per_page=20&page=1.0"],
+         ["/task/task-1?page=1&per_page=50"]),
+        ("/samples?status=ran", ["/samples?status=%20ran%20"], ["/samples?status=Ran"]),
+        ("/sitemap-papers.xml?p=1", ["/sitemap-papers.xml?p=01"], []),
+    ],
+)  # fmt: skip
+def test_values_a_page_reads_alike_share_one_cache_entry(
+    client, make_paper, page_cache, first, alike, apart
+):
+    make_paper()
+    assert client.get(first)["X-Cache"] == "miss"
+    for url in alike:
+        response = client.get(url)
+        assert response.status_code == 200 and response["X-Cache"] == "hit", url
+    for url in apart:
+        assert client.get(url).get("X-Cache") == "miss", url
+
+
+def test_an_empty_parameter_is_keyed_apart_from_a_missing_one(client, make_paper, page_cache):
+    make_paper()
+    assert client.get("/search?q=attention")["X-Cache"] == "miss"
+    # Without htmx the search sends a form's empty fields away (to the cached URL).
+    empty = client.get("/search?q=attention&task=")
+    assert empty.status_code == 302 and empty["Location"] == "/search?q=attention"
+    assert client.get("/search?q=attention&page=abc").status_code == 400
+
+
+# --- who skips the cache ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Cookie": "sessionid=x"},
+        {"Cookie": "sessionid=" + "a" * 40},  # a key's length, not one of ours
+        {"Cookie": "tracking=1; sessionid=0123456789abcdefghijklmnopqrstuvwxyz0123"},
+        {"Authorization": "Basic c3RhZmY6cGFzc3dvcmQ="},
+        {"Authorization": "Token 0123456789abcdef"},
+    ],
+    ids=["short", "key-length", "with-others", "basic", "token"],
+)
+def test_forged_session_cookies_and_authorization_headers_are_served_from_the_cache(
+    client, make_paper, page_cache, django_assert_num_queries, headers
+):
+    """Made-up credentials cannot turn the page cache off: they are anonymous, answered
+    from the cache without a database query, however many different ones arrive."""
+    make_paper()
+    page = client.get("/paper/paper-1")
+    assert page["X-Cache"] == "miss"
+    with django_assert_num_queries(0):
+        forged = Client().get("/paper/paper-1", headers=headers)
+    assert forged["X-Cache"] == "hit" and forged.content == page.content
+
+
+def test_a_session_that_is_not_signed_in_is_looked_up_once(
+    client, make_paper, page_cache, django_assert_num_queries
+):
+    """A key the site made (a session that has since ended, or one never signed in)
+    is looked up on its first request; after that the cache remembers it."""
+    from django.contrib.sessions.backends.db import SessionStore as DatabaseStore
+
+    from codewithpapers.sessions import SessionStore
+
+    make_paper()
+    client.get("/paper/paper-1")
+    session = SessionStore()
+    session["theme"] = "dark"
+    session.save()
+    ended = SessionStore()
+    ended.create()
+    ended.delete()
+    for key in (session.session_key, ended.session_key):
+        visitor = Client(headers={"Cookie": f"sessionid={key}"})
+        with django_assert_num_queries(1):
+            assert visitor.get("/paper/paper-1")["X-Cache"] == "hit"
+        with django_assert_num_queries(0):
+            assert visitor.get("/paper/paper-1")["X-Cache"] == "hit"
+    # A key the old, unsigned store made is no session at all.
+    old = DatabaseStore()
+    old.create()
+    with django_assert_num_queries(0):
+        assert (
+            Client().get("/paper/paper-1", headers={"Cookie": f"sessionid={old.session_key}"})[
+                "X-Cache"
+            ]
+            == "hit"
+        )
+
+
+def test_a_signed_in_reader_skips_the_cache_at_the_cost_of_no_extra_query(
+    admin_client, make_paper, page_cache
+):
+    """The session the page cache loads to see who is signed in is the one the page
+    uses: a signed-in page runs the queries it ran when any session cookie skipped the
+    cache."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_paper()
+    with CaptureQueriesContext(connection) as cached_off:
+        assert "X-Cache" not in admin_client.get("/paper/paper-1")
+    session_reads = [q for q in cached_off if "django_session" in q["sql"]]
+    assert len(session_reads) == 1
+
+
+# --- writes from outside the site ----------------------------------------------------------
+
+SEED = """
+import datetime as dt
+import django
+django.setup()
+from papers.models import Paper
+Paper.objects.create(slug="edited", title="Title before the edit", published=dt.date(2020, 1, 1))
+"""
+
+
+def test_a_direct_database_edit_reaches_cached_pages_within_the_check_interval(
+    tmp_path, collected_static, migrated_sqlite, transactional_db
+):
+    """SQL typed by hand cannot bump the content version: the server notices the
+    database's stamp has moved (CONTENT_CHECK_SECONDS) and retires what it had cached,
+    instead of serving the old page for CACHE_TTL beside new ones."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        database = tmp_path / "db.sqlite3"
+        shutil.copy(migrated_sqlite, database)
+        url = f"sqlite:///{database}"
+
+        def edit(sql: str) -> None:
+            with contextlib.closing(sqlite3.connect(database)) as db, db:
+                db.execute(sql)
+
+    else:
+        import psycopg
+
+        db = connection.settings_dict
+        url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+
+        def edit(sql: str) -> None:
+            with psycopg.connect(url.replace("postgres://", "postgresql://")) as session:
+                session.execute(sql)
+
+    env = production_env(
+        DATABASE_URL=url,
+        STATIC_ROOT=str(collected_static),
+        CONTENT_CHECK_SECONDS="1",
+        DJANGO_SETTINGS_MODULE="codewithpapers.settings",
+    )
+    subprocess.run([sys.executable, "-c", SEED], cwd=ROOT, env=env, check=True, timeout=60)
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        page = f"{base}/paper/edited"
+        assert fetch(page).headers["X-Cache"] == "miss"
+        time.sleep(1.5)  # the server's first look at the database retires what it had
+        assert fetch(page).headers["X-Cache"] == "miss"
+        time.sleep(1.5)
+        unchanged = fetch(page)  # reading does not move the stamp
+        assert unchanged.headers["X-Cache"] == "hit" and "before the edit" in unchanged.body
+        edit("UPDATE papers_paper SET title = 'Title after the edit' WHERE slug = 'edited'")
+        deadline = time.monotonic() + 15
+        while "after the edit" not in fetch(page).body:
+            assert time.monotonic() < deadline, "the edit never reached the cached page"
+            time.sleep(0.25)

@@ -212,3 +212,28 @@ def test_a_rejected_host_logs_one_line_without_a_traceback(
     refusals = [line for line in errors if "Invalid HTTP_HOST header" in line]
     assert len(refusals) == 2, errors
     assert not any("Traceback" in line or line.startswith("  File ") for line in errors), errors
+
+
+def test_head_requests_are_answered_without_a_body_or_a_warning(
+    tmp_path, collected_static, migrated_sqlite
+):
+    """Load balancers, link checkers and feed readers send HEAD all day: each gets the
+    headers a GET gets, Content-Length included, and nothing lands in the error log."""
+    import urllib.request
+
+    database = tmp_path / "db.sqlite3"
+    shutil.copy(migrated_sqlite, database)
+    env = production_env(DATABASE_URL=f"sqlite:///{database}", STATIC_ROOT=str(collected_static))
+    log = tmp_path / "gunicorn.log"
+    with gunicorn(env, log) as base:
+        home = fetch(f"{base}/")
+        stylesheet = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', home.body)[1]
+        for path in ("/", "/about", "/feeds/latest.atom", "/api/v1/papers/", stylesheet):
+            got = fetch(base + path)
+            request = urllib.request.Request(base + path, method="HEAD")
+            with urllib.request.urlopen(request, timeout=10) as head:
+                assert head.status == got.status == 200, path
+                assert head.read() == b"", path
+                assert head.headers["Content-Length"] == str(len(got.body.encode())), path
+    warnings = [line for line in log.read_text().splitlines() if "no-body response" in line]
+    assert warnings == []

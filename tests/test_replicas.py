@@ -39,6 +39,8 @@ out["anonymous replica-only"] = anonymous.get("/paper/replica-only").status_code
 found = anonymous.get("/search", {"q": "replica "}).content.decode()
 out["anonymous search"] = next(w for w in ("2 papers", "0 papers") if w in found)
 out["anonymous post"] = anonymous.post("/search").status_code
+forged = Client(headers={"Cookie": "sessionid=made-up", "Authorization": "Token made-up"})
+out["forged credentials page"] = title(forged.get("/paper/routed").content.decode())
 signed_in = Client()
 signed_in.force_login(staff)
 out["signed-in page"] = title(signed_in.get("/paper/routed").content.decode())
@@ -82,6 +84,7 @@ def test_reads_go_to_the_replica_and_writes_admin_and_commands_to_the_primary(
         "anonymous replica-only": 200,
         "anonymous search": "2 papers",
         "anonymous post": 405,
+        "forged credentials page": "Replica title",
         "signed-in page": "Primary title",
         "admin list": "Primary title",
         "command read": "Primary title",
