@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import connection, models, transaction
+from django.db.models.lookups import IsNull
 from django.urls import reverse
 from django.utils.text import slugify
 
@@ -36,9 +37,23 @@ def uncertain_year(year: int | None) -> bool:
     return year == PLACEHOLDER_YEAR or year > snapshot.year or year < 1600
 
 
-# Newest first, undated papers last, on every engine: the order paper_published_idx
-# serves (on PostgreSQL it is built NULLS LAST by migration 0004).
-NEWEST_FIRST = (models.F("published").desc(nulls_last=True), models.F("id").desc())
+# A paper's date as newest-first lists read it: none when the date is flagged uncertain
+# (a placeholder such as 2099-12-15, past the snapshot), so such a paper sorts with the
+# undated ones instead of before every real date. Written without bound parameters, so
+# that SQLite matches the ORDER BY to paper_newest_idx's expressions.
+LISTED_DATE = models.Case(
+    models.When(
+        models.ExpressionWrapper(models.F("date_uncertain"), models.BooleanField()),
+        then=models.Value(None),
+    ),
+    default=models.F("published"),
+    output_field=models.DateField(),
+)
+UNDATED = IsNull(LISTED_DATE, True)
+# Newest first, undated (and uncertain) papers last, by id, the same on every engine: the
+# order paper_newest_idx serves. Undated papers come last by the first key, not by NULLS
+# LAST, which SQLite cannot say in an index and PostgreSQL's DESC does not do.
+NEWEST_FIRST = (UNDATED.asc(), LISTED_DATE.desc(), models.F("id").desc())
 
 
 class PaperQuerySet(models.QuerySet):
@@ -188,9 +203,12 @@ class Paper(Record):
         indexes = [
             # Second key: /search?q=2006.12467 and leaderboard rows resolved by arXiv id.
             models.Index(fields=["arxiv_id"], name="paper_arxiv_idx"),
-            # Home page "latest papers" and the newest-first sort (NEWEST_FIRST; NULLS
-            # LAST on PostgreSQL, migration 0004: SQLite cannot say so in an index).
+            # The search's year filters and the admin's year filter (published ranges).
             models.Index(fields=["-published", "-id"], name="paper_published_idx"),
+            # Every newest-first list (NEWEST_FIRST: the home page, task, method, dataset,
+            # author, repository and venue pages, search without words, the API, the
+            # admin).
+            models.Index(*NEWEST_FIRST, name="paper_newest_idx"),
             # "Most implementations" sort and the has-code filter.
             models.Index(fields=["-code_link_count", "-id"], name="paper_codecount_idx"),
             # compute_related --only-new: papers created since the last run.

@@ -36,10 +36,12 @@ _WORD = re.compile(r"[^\W_]+")  # a token of FTS5's unicode61 tokenizer, near en
 MARK_START, MARK_END = "\x02", "\x03"  # replaced by <mark> after HTML-escaping
 # Orders of a window's rows, over the columns every window carries (see _window): by
 # score (the backend's direction), newest first, most implementations first. Undated
-# papers come last in either engine.
+# papers, and those whose date is flagged uncertain, come last in either engine (the
+# order of papers.models.NEWEST_FIRST).
+_NEWEST = "CASE WHEN date_uncertain THEN NULL ELSE published END DESC NULLS LAST, id DESC"
 ORDERS = {
-    "newest": "published DESC NULLS LAST, id DESC",
-    "implementations": "code_link_count DESC, published DESC NULLS LAST, id DESC",
+    "newest": _NEWEST,
+    "implementations": f"code_link_count DESC, {_NEWEST}",
 }
 
 
@@ -52,6 +54,7 @@ class Backend:
     COLUMNS = (
         "id",
         "published",
+        "date_uncertain",
         "code_link_count",
         "has_official_code",
         "sample_count",
@@ -160,7 +163,7 @@ class Backend:
 
 class SQLiteBackend(Backend):
     TIERED = True
-    # A covering index of COLUMNS and the filters' columns (migration 0008): each match
+    # A covering index of COLUMNS and the filters' columns (migrations 0011, 0017): each match
     # FTS5 yields is checked in its entry (~0.3 µs) rather than in the paper's row, which
     # holds the abstract (~2 µs). Without statistics SQLite looks a rowid up in the table,
     # so the window names the index.
