@@ -15,15 +15,14 @@ than are counted (see search()).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Count, F, QuerySet
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from papers.models import NEWEST_FIRST, Paper, Sample
-from papers.search.backends import CANDIDATES, MARK_END, MARK_START, Backend, backend_for
+from papers.search.backends import CANDIDATES, Backend, backend_for
 from papers.search.facets import facet_counts, matches_of
 from papers.search.query import ParsedQuery, parse
 
@@ -83,9 +82,11 @@ def result_rows(page: SearchPage) -> list[ResultRow]:
 
 
 def marked(text: str) -> SafeString:
-    """Escape engine output, then turn the match markers into <mark>."""
-    escaped = html.escape(text or "", quote=False)
-    return mark_safe(escaped.replace(MARK_START, "<mark>").replace(MARK_END, "</mark>"))
+    """Engine output as HTML: escaped, the match markers as <mark>, its $…$ math
+    rendered as the page renders titles and abstracts (papers.titles)."""
+    from papers.titles import marked_text  # it imports this package's match markers
+
+    return marked_text(text)
 
 
 def search(

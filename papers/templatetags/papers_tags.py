@@ -2,6 +2,8 @@ from urllib.parse import urlencode
 
 from django import template
 
+from papers import titles
+from papers.titles import outside_math
 from papers.vocabularies import ContractCheck, RepoKind, SampleStatus, label_for
 
 register = template.Library()
@@ -22,17 +24,19 @@ SNIPPET_CUT = 240  # its abstract, cut at a word boundary to at most 240
 @register.filter
 def cut_title(title: str, limit: int = TITLE_CUT) -> str:
     """The first `limit` characters and "…" when the title is longer (the Related
-    papers section cuts mid-word: "…Should Be Wid…")."""
+    papers section cuts mid-word: "…Should Be Wid…"), never inside a formula: one the
+    limit falls in is left out whole, so that what is shown renders (math_text)."""
     title = " ".join((title or "").split())
     if len(title) <= limit:
         return title
-    return title[:limit].rstrip() + "…"
+    return title[: outside_math(title, limit)].rstrip() + "…"
 
 
 @register.filter
 def snippet(text: str, limit: int = SNIPPET_CUT) -> str:
     """At most `limit` characters ending at a word boundary, then "…" when anything was
-    cut. Whitespace runs (line breaks in abstracts) read as one space, as on the page."""
+    cut. Whitespace runs (line breaks in abstracts) read as one space, as on the page. A
+    formula the cut would split is left out whole."""
     text = " ".join((text or "").split())
     if len(text) <= limit:
         return text
@@ -40,7 +44,15 @@ def snippet(text: str, limit: int = SNIPPET_CUT) -> str:
         cut = text[:limit]
     else:
         cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    cut = cut[: outside_math(text, len(cut))]
     return cut.rstrip() + "…"
+
+
+@register.filter
+def math_text(text: str):
+    """A title or a snippet as HTML, its $…$ math rendered as abstracts render theirs
+    (papers.titles); titles without math are only escaped."""
+    return titles.math_text(text)
 
 
 @register.filter
