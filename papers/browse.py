@@ -116,7 +116,7 @@ def _index(request: HttpRequest, model, **extra) -> HttpResponse:
         "q": data["q"],
         "sort": sort,
         "collection": collection,
-        "sorts": [("name", "Name"), ("papers", "Papers")]
+        "sorts": [("name", "Name"), ("papers", "Papers here")]
         + ([("benchmarks", "Benchmarks")] if model is not Method else []),
         **extra,
     }
@@ -144,6 +144,7 @@ def dataset_index(request: HttpRequest) -> HttpResponse:
         heading="Datasets",
         blurb="Every dataset in the archive, with the papers using it and its benchmarks.",
         has_benchmarks=True,
+        dump_counts=True,
     )
 
 
@@ -157,6 +158,7 @@ def method_index(request: HttpRequest) -> HttpResponse:
         blurb="Every method in the archive (architectures, layers, losses, optimisers…), "
         "with the papers using it; by collection below.",
         has_benchmarks=False,
+        dump_counts=True,
         groups=catalogue.collection_groups(),
     )
 
