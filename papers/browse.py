@@ -13,7 +13,7 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
-from papers import catalogue, charts, markup
+from papers import catalogue, charts, markup, outlinks
 from papers.forms import BoardForm, CatalogueForm, PaperPageForm, describe_errors
 from papers.models import (
     Collection,
@@ -184,7 +184,7 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "execution": execution_line(task, "task"),
             "tree": catalogue.subtask_tree(task),
             "benchmarks": catalogue.benchmarks(task.leaderboards.all()),
-            **markup.render_all(description=task.description),
+            **outlinks.without_dead_links(markup.render_all(description=task.description)),
             **context,
         },
     )
@@ -208,7 +208,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "dataset": dataset,
             "execution": execution_line(dataset, "dataset"),
             "benchmarks": catalogue.benchmarks(dataset.leaderboards.all()),
-            **markup.render_all(description=dataset.description),
+            **outlinks.without_dead_links(markup.render_all(description=dataset.description)),
             **context,
         },
     )
@@ -238,13 +238,25 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "method": method,
             "execution": execution_line(method, "method"),
             "usage": charts.usage_chart(method.papers_by_year, year_search),
-            **markup.render_all(description=method.description),
+            **outlinks.without_dead_links(markup.render_all(description=method.description)),
             **context,
         },
     )
 
 
 # --- leaderboards ------------------------------------------------------------------------------
+
+
+def board_urls(board, view) -> list[str]:
+    """The URLs the board's page links to that may name a record of ours: its links and
+    citations, and the papers of the rows shown that are not in the archive."""
+    urls = [
+        item.get("url")
+        for item in [*board.dataset_links, *board.dataset_citations]
+        if isinstance(item, dict)
+    ]
+    urls += [row.paper_url for row in view.rows if not row.paper_id]
+    return [url for url in urls if isinstance(url, str)]
 
 
 @reads(BoardForm)
@@ -265,7 +277,12 @@ def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     view = catalogue.board_view(board, data["metric"], data["page"] or 1, data["rows"])
     if view is None:
         return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
-    context = {"view": view, "board": board, **markup.render_all(description=board.description)}
+    context = {
+        "view": view,
+        "board": board,
+        "outlinks": outlinks.resolve(board_urls(board, view)),
+        **outlinks.without_dead_links(markup.render_all(description=board.description)),
+    }
     template = (
         "papers/leaderboard.html#board" if _wants_fragment(request) else "papers/leaderboard.html"
     )

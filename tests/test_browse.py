@@ -311,7 +311,10 @@ def test_descriptions_render_markdown_math_and_link_our_pages(client, world):
     body = client.get("/task/image-classification").content.decode()
     assert "<strong>Image classification</strong>" in body and "**" not in body
     assert '<a href="/method/resnet">ResNet</a>' in body  # we have it
-    assert 'href="https://paperswithcode.com/method/gone" rel="nofollow"' in body  # we do not
+    # We do not have it, and paperswithcode.com is gone: the title, and its archived copy.
+    assert "Gone <span" in body and 'href="https://paperswithcode.com/' not in body
+    archived = "https://web.archive.org/web/20250728/https://paperswithcode.com/method/gone"
+    assert f'href="{archived}"' in body
     assert "<math" in body and "\\mathcal" not in body
     dataset = client.get("/dataset/imagenet").content.decode()
     assert "10<sup>3</sup>" in dataset

@@ -2,7 +2,7 @@ from urllib.parse import urlencode
 
 from django import template
 
-from papers import titles
+from papers import outlinks, titles
 from papers.titles import outside_math
 from papers.vocabularies import ContractCheck, RepoKind, SampleStatus, label_for
 
@@ -53,6 +53,22 @@ def math_text(text: str):
     """A title or a snippet as HTML, its $…$ math rendered as abstracts render theirs
     (papers.titles); titles without math are only escaped."""
     return titles.math_text(text)
+
+
+@register.simple_tag(takes_context=True)
+def outlink(context, url, title="", cut: int = 0):
+    """A link a record gives to another page: {% outlink row.paper_url row.paper_title 70 %}.
+    Its text is the title (cut at `cut` characters when given; its math rendered), else
+    the URL. A Papers with Code page we have leads here (the view's `outlinks`, from
+    papers.outlinks.resolve()), one we do not is an archived link, another site's is
+    linked as it is, and what is not an http(s) URL is text (papers.outlinks.link)."""
+    text = outlinks.shown_title(title if isinstance(title, str) else "", url)
+    if cut:
+        text = cut_title(text, cut)
+    request = context.get("request")
+    return outlinks.link(
+        url, titles.math_text(text), context.get("outlinks"), request.path if request else ""
+    )
 
 
 @register.filter
