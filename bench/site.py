@@ -32,6 +32,9 @@ times:
                   the rows whose code has a report (?rows=report)
   method page     /method/<slug> of the method with the most papers (its usage chart
                   and first page of papers)
+  venues          /conferences (every venue with its years), the year with the most
+                  papers (/conference/<venue>-<year>) and its venue over its years
+                  (/conference/<venue>), each with its first page of papers
 
 `--cases browse` (or search, paper, task; comma-separated) runs only those kinds.
 
@@ -205,10 +208,11 @@ def matches_of(url: str) -> str:
 
 def browse_urls() -> dict[str, str]:
     """The browse pages measured: /sota and the biggest task, leaderboard (whole, and
-    filtered to the rows whose code has a report) and method."""
-    from django.db.models import Count
+    filtered to the rows whose code has a report) and method, /conferences, and the
+    venue year with the most papers and its venue over all its years."""
+    from django.db.models import Count, Sum
 
-    from papers.models import Leaderboard, Method, Task
+    from papers.models import Leaderboard, Method, Task, Venue
 
     task = (
         Task.objects.filter(benchmark_count__gt=0)
@@ -222,6 +226,8 @@ def browse_urls() -> dict[str, str]:
         .first()
     )
     method = Method.objects.order_by("-paper_count", "id").first()
+    venue = Venue.objects.order_by("-paper_count", "id").first()
+    series = Venue.objects.filter(series=venue.series).aggregate(n=Sum("paper_count"))["n"]
     return {
         "sota index (/sota)": "/sota",
         f"big task page ({task.benchmark_count} boards, {task.paper_count} papers)": (
@@ -230,6 +236,9 @@ def browse_urls() -> dict[str, str]:
         f"leaderboard with chart ({board.n} rows)": board.get_absolute_url(),
         "the same, rows whose code has a report": f"{board.get_absolute_url()}?rows=report",
         f"method page with chart ({method.paper_count} papers)": method.get_absolute_url(),
+        "venues index (/conferences)": "/conferences",
+        f"biggest venue year ({venue.paper_count} papers)": venue.get_absolute_url(),
+        f"its venue over the years ({series} papers)": f"/conference/{venue.series}",
     }
 
 

@@ -1,5 +1,6 @@
 """The browse pages: /sota and its areas, the task, dataset and method indexes and pages,
-and leaderboards at /sota/<task>-on-<dataset>. Thin views: queries in papers.catalogue,
+venues at /conferences and /conference/<slug>, and leaderboards at
+/sota/<task>-on-<dataset>. Thin views: queries in papers.catalogue,
 rendering of descriptions in papers.markup, charts in papers.charts and the templates."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
 from papers import catalogue, charts, markup, outlinks
-from papers.forms import BoardForm, CatalogueForm, PaperPageForm, describe_errors
+from papers.forms import BoardForm, CatalogueForm, PaperPageForm, VenueIndexForm, describe_errors
 from papers.models import (
     Collection,
     Dataset,
@@ -242,6 +243,45 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
             **context,
         },
     )
+
+
+# --- venues ------------------------------------------------------------------------------------
+
+
+@reads(VenueIndexForm)
+@require_safe
+def conference_index(request: HttpRequest) -> HttpResponse:
+    data, error = _valid(VenueIndexForm, request)
+    if error:
+        return error
+    sort = data["sort"] or "name"
+    page = catalogue.venue_index(data["q"], sort, data["page"] or 1, data["per_page"] or 50)
+    sorts = [("name", "Name"), ("papers", "Papers")]
+    return render(
+        request,
+        "papers/conferences.html",
+        {"page": page, "q": data["q"], "sort": sort, "sorts": sorts},
+    )
+
+
+@reads(PaperPageForm)
+@require_safe
+def conference_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A venue over its years, or one year's proceedings, with its papers newest first.
+    Papers with Code's address of a year's proceedings (…/neurips-2020-12) redirects."""
+    found, canonical = catalogue.find_venue(slug)
+    if found is None:
+        if canonical is None:
+            raise Http404("No such venue")
+        target = reverse("conference", kwargs={"slug": canonical})
+        if request.GET:
+            target += "?" + request.GET.urlencode()
+        return redirect(target, permanent=True)
+    papers = catalogue.venue_papers(found)
+    context, error = paper_list(request, papers, {}, found.paper_count)
+    if error:
+        return error
+    return render(request, "papers/conference.html", {"found": found, **context})
 
 
 # --- leaderboards ------------------------------------------------------------------------------

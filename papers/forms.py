@@ -216,6 +216,13 @@ class CatalogueForm(PaperPageForm):
     collection = _Text()
 
 
+class VenueIndexForm(PaperPageForm):
+    """/conferences: a name filter, a sort and a page."""
+
+    q = _Text()
+    sort = forms.ChoiceField(required=False, choices=[("name", "name"), ("papers", "papers")])
+
+
 class BoardForm(forms.Form):
     """A leaderboard page: the metric ranking its rows (its id, the slug of its name) and
     which rows it keeps: all, those whose paper's code has an execution report, or those

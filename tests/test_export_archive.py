@@ -31,6 +31,7 @@ from papers.models import (
     Repository,
     Task,
     TaskEdge,
+    Venue,
     refresh_browse_counts,
 )
 from tests.archive_helpers import run_import, write
@@ -61,7 +62,8 @@ def export_all(folder: Path) -> list[Path]:
 
 def empty_the_database() -> None:
     """Delete every archive row through the ORM (which keeps SQLite's full-text index)."""
-    for model in (Paper, Task, Dataset, Method, Collection, Author, Repository):
+    # Venues are worked out from the papers (an import's refresh): nothing points at them.
+    for model in (Paper, Task, Dataset, Method, Collection, Author, Repository, Venue):
         model.objects.all().delete()
     assert not any(m.objects.exists() for m in apps.get_app_config("papers").get_models())
 

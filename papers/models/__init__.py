@@ -37,10 +37,12 @@ from papers.models.taxonomy import (
     refresh_browse_counts,
     refresh_browse_counts_of_papers,
 )
+from papers.models.venues import Venue, refresh_venues
 
-# What papers.rankings works out from the records and keeps for the pages: neither staff's
-# nor an archive's data (no admin, no natural keys, never exported).
-KEPT_FACTS = (MetricRanking, LeaderboardExecution)
+# What the site works out from the records and keeps for the pages (papers.rankings' facts
+# of each board, the venues): neither staff's nor an archive's data (no admin, no natural
+# keys, never exported).
+KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
 
 __all__ = [
     "KEPT_FACTS",
@@ -68,11 +70,13 @@ __all__ = [
     "Sample",
     "Task",
     "TaskEdge",
+    "Venue",
     "linked_records",
     "ranked_rows",
     "refresh_browse_counts",
     "refresh_browse_counts_of_papers",
     "refresh_counts",
+    "refresh_venues",
     "report_by_repo_kind",
     "report_summary",
     "restate_directions",

@@ -209,6 +209,9 @@ class Paper(Record):
             # author, repository and venue pages, search without words, the API, the
             # admin).
             models.Index(*NEWEST_FIRST, name="paper_newest_idx"),
+            # A venue's papers, newest first (/conference/<slug>: papers.models.venues),
+            # and the venues' counts.
+            models.Index(models.F("proceeding"), *NEWEST_FIRST, name="paper_proceeding_idx"),
             # "Most implementations" sort and the has-code filter.
             models.Index(fields=["-code_link_count", "-id"], name="paper_codecount_idx"),
             # compute_related --only-new: papers created since the last run.

@@ -10,6 +10,8 @@ from django.utils.text import slugify
 from papers.db import update_rows
 from papers.models.base import Record, SlugManager
 from papers.models.leaderboards import Leaderboard, LeaderboardRow
+from papers.models.papers import Paper
+from papers.models.venues import Venue, refresh_venues
 
 
 class CuratedQuerySet(models.QuerySet):
@@ -136,22 +138,28 @@ def _execution(links, key: str) -> dict[int, _Execution]:
 
 def refresh_browse_counts() -> int:
     """Every task's, method's and dataset's counts (see CuratedQuerySet.refresh_counts),
-    then every leaderboard's rankings (papers.rankings.refresh_boards()): what an import
-    must call once its papers' counts, links and leaderboards are written."""
+    the venues (papers.models.venues.refresh_venues()), then every leaderboard's rankings
+    (papers.rankings.refresh_boards()): what an import must call once its papers'
+    counts, links and leaderboards are written."""
     from papers.rankings import refresh_boards  # it reads these models
 
     changed = sum(model.objects.refresh_counts() for model in (Task, Method, Dataset))
+    changed += refresh_venues()
     refresh_boards()
     return changed
 
 
-def linked_records(paper_ids) -> dict[type, set[int]]:
+def linked_records(paper_ids) -> dict[type, set]:
     """The ids of the tasks, methods and datasets these papers are linked to, and of the
-    leaderboards with rows of theirs, by model: one query a model."""
+    leaderboards with rows of theirs, by model, and (under Venue) the `proceeding`
+    values they hold, which name their venues: one query a model."""
     ids = sorted({pk for pk in paper_ids if pk is not None})
-    found: dict[type, set[int]] = {model: set() for model in (Task, Method, Dataset, Leaderboard)}
+    found: dict[type, set] = {model: set() for model in (Task, Method, Dataset, Leaderboard)}
+    found[Venue] = set()
     if not ids:
         return found
+    rows = Paper.objects.filter(id__in=ids).exclude(proceeding="").order_by()
+    found[Venue] = set(rows.values_list("proceeding", flat=True).distinct())
     for model in (Task, Method, Dataset):
         link = model._meta.get_field("paper_links").related_model
         key = f"{model._meta.model_name}_id"
@@ -179,6 +187,8 @@ def refresh_browse_counts_of_papers(paper_ids, also: dict | None = None) -> int:
             continue
         if model is Leaderboard:
             refresh_boards(ids)
+        elif model is Venue:
+            changed += refresh_venues(ids)
         else:
             changed += model.objects.filter(id__in=sorted(ids)).refresh_counts()
     return changed

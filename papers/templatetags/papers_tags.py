@@ -2,7 +2,7 @@ from urllib.parse import urlencode
 
 from django import template
 
-from papers import outlinks, titles
+from papers import outlinks, titles, venues
 from papers.titles import outside_math
 from papers.vocabularies import ContractCheck, RepoKind, SampleStatus, label_for
 
@@ -69,6 +69,20 @@ def outlink(context, url, title="", cut: int = 0):
     return outlinks.link(
         url, titles.math_text(text), context.get("outlinks"), request.path if request else ""
     )
+
+
+@register.simple_tag
+def venue_link(proceeding: str):
+    """A paper's proceedings as its venue and year ("NeurIPS 2020 12" is NeurIPS 2020),
+    linked to the venue's page; a value that names no venue, as given."""
+    from django.urls import reverse
+    from django.utils.html import format_html
+
+    venue = venues.parse(proceeding)
+    if venue is None:
+        return proceeding or ""
+    url = reverse("conference", kwargs={"slug": venue.slug})
+    return format_html('<a href="{}" class="venue">{}</a>', url, venue.label)
 
 
 @register.filter
