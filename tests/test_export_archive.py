@@ -344,3 +344,99 @@ def test_a_full_disk_while_compressing_fails_the_export_and_leaves_no_file(
     with pytest.raises(OSError, match="No space left"):
         call_command("export_archive", kind="papers", output=str(tmp_path / "p.json.gz"))
     assert list(tmp_path.iterdir()) == []
+
+
+# --- empty files and staff edits, through an export and back ----------------------------------
+
+
+def test_datasets_that_all_come_from_leaderboards_export_and_import_back(tmp_path):
+    """Every dataset here is a name a leaderboard gives: the datasets export holds no
+    row, and its empty file imports (nothing) with the five others, exit status 0."""
+    assert run_import(write(tmp_path / "e.json", NESTED))[0] == 0
+    assert Dataset.objects.exists() and not Dataset.objects.filter(in_dump=True).exists()
+    refresh_browse_counts()
+    before = archive_state()
+    out = tmp_path / "out"
+    out.mkdir()
+    paths = export_all(out)
+    datasets = out / FILES["datasets"]
+    assert gzip.decompress(datasets.read_bytes()) == b""
+    empty_the_database()
+    status, stdout, err = run_import(*paths)
+    assert status == 0, err
+    assert f"{datasets}: the file is empty (no datasets records): nothing to import" in err
+    assert f"{datasets}: datasets, 0 records (an empty file)" in stdout
+    refresh_browse_counts()
+    assert archive_state() == before
+
+
+@pytest.mark.parametrize("name", ["datasets.jsonl", "datasets.jsonl.gz", "methods.json"])
+def test_an_empty_file_of_a_kind_its_name_tells_imports_nothing(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(b"") if name.endswith(".gz") else b"\n")
+    status, stdout, err = run_import(path)
+    assert status == 0, err
+    kind = name.split(".")[0]
+    assert f"the file is empty (no {kind} records): nothing to import" in err
+    assert "Nothing changed" in stdout
+
+
+def test_an_empty_file_of_a_kind_kind_tells_imports_nothing(tmp_path):
+    path = tmp_path / "shard-00001.jsonl"
+    path.write_bytes(b"")
+    status, _, err = run_import(path, kind="evaluation-tables")
+    assert status == 0, err
+    assert "no evaluation-tables records" in err
+
+
+def test_an_empty_file_whose_kind_nothing_tells_imports_nothing_and_says_so(tmp_path):
+    path = tmp_path / "shard-00001.jsonl"
+    path.write_bytes(b"  \n")
+    status, stdout, err = run_import(path)
+    assert status == 0, err
+    assert f"{path}: the file is empty (no records of a kind it names): nothing to import" in err
+    assert f"{path}: unknown kind, 0 records (an empty file)" in stdout
+    assert not Paper.objects.exists()
+
+
+def test_records_staff_edited_come_back_edited_and_later_imports_leave_them_alone(
+    tmp_path, demo_archive
+):
+    """An export says which records staff edited; importing it marks them edited again,
+    so a later import of the original dumps leaves the edits alone."""
+    edited = {
+        Paper: Paper.objects.filter(source_rank=RANK_RECORD).order_by("id").first(),
+        Method: Method.objects.order_by("id").first(),
+        Collection: Collection.objects.order_by("id").first(),
+        Dataset: Dataset.objects.filter(in_dump=True).order_by("id").first(),
+        Task: Task.objects.order_by("id").first(),
+        Leaderboard: Leaderboard.objects.order_by("id").first(),
+        LeaderboardRow: LeaderboardRow.objects.order_by("id").first(),
+    }
+    link = edited[Paper].code_links.order_by("id").first()
+    edited[type(link)] = link
+    paper = Paper.objects.filter(source_rank=1).order_by("id").first()  # a papers-file paper
+    edited["papers-file paper"] = paper
+    for record in edited.values():
+        type(record).objects.filter(pk=record.pk).update(edited_in_admin=True)
+    Paper.objects.filter(pk=paper.pk).update(title="A title staff corrected")
+    refresh_browse_counts()
+    before = archive_state()
+    paths = export_all(tmp_path)
+    empty_the_database()
+    status, _, err = run_import(*paths)
+    assert status == 0, err
+    refresh_browse_counts()
+    assert archive_state() == before  # every flag among every other value
+    for name, record in edited.items():
+        model = type(record)
+        assert model.objects.filter(edited_in_admin=True).count() == sum(
+            type(r) is model for r in edited.values()
+        ), name
+    # The original dump says another title: the edit stands.
+    again = write(
+        tmp_path / "papers-with-abstracts.json",
+        [{"paper_url": f"https://paperswithcode.com/paper/{paper.slug}", "title": "Original"}],
+    )
+    assert run_import(again)[0] == 0
+    assert Paper.objects.get(slug=paper.slug).title == "A title staff corrected"

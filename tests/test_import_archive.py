@@ -441,7 +441,6 @@ def _bad_gzip_checksum() -> bytes:
     ("content", "message"),
     [
         (b"this is not json", "not JSON"),
-        (b"", "the file is empty"),
         (
             b'[{"paper_url": "https://paperswithcode.com/paper/a", "title": "A"}, {"paper_u',
             "not valid JSON near byte",

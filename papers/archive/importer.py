@@ -10,9 +10,11 @@ chosen once per import.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from typing import IO
 from django.db import connection, transaction
 
 from codewithpapers.cache import bump_content_version
+from papers.archive.edits import EditedRecords
 from papers.archive.engines import BulkSession, session_for
 from papers.archive.read.pipeline import BAD, KIND, Parser, Position
 from papers.archive.read.readers import KINDS, ArchiveFileError
@@ -106,6 +109,50 @@ class FileResult:
     rejected: int = 0
     error: str | None = None
     unreadable: bool = False
+    empty: bool = False  # nothing but whitespace: a valid archive file of no records
+
+
+# The archive's file names (and the export's), which tell the kind of a file whose
+# content cannot: one of no records. The longest first ("papers-with-abstracts" before
+# "papers").
+NAMED_KINDS = {
+    "links-between-papers-and-code": "links",
+    "papers-with-abstracts": "papers",
+    "evaluation-tables": "evaluation-tables",
+    "records": "records",
+    "methods": "methods",
+    "datasets": "datasets",
+    "papers": "papers",
+    "links": "links",
+}
+_CONTAINERS = (".gz", ".jsonl", ".json", ".parquet")
+
+
+def kind_from_name(path: Path) -> str | None:
+    """The kind a file's name gives ("datasets.jsonl.gz", "papers-with-abstracts-2025.json"),
+    or None."""
+    stem = path.name.lower()
+    while stem.endswith(_CONTAINERS):
+        stem = stem[: stem.rindex(".")]
+    for name, kind in NAMED_KINDS.items():
+        if stem == name or stem.startswith((f"{name}-", f"{name}_", f"{name}.")):
+            return kind
+    return None
+
+
+def is_empty(path: Path) -> bool:
+    """Whether a file (gzipped or not) holds nothing but whitespace: what an export of no
+    rows writes as JSON Lines."""
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as stream:
+            while chunk := stream.read(1 << 16):
+                if chunk.strip():
+                    return False
+    except (OSError, EOFError, zlib.error):  # unreadable: not an empty file
+        return False
+    return True
 
 
 @dataclass
@@ -181,6 +228,7 @@ class ArchiveImport:
             connection, self.loader, dry_run=options.dry_run, report=options.report
         )
         self.invalidator = CacheInvalidator()
+        self.edits = EditedRecords()
 
     def run(self) -> ImportResult:
         options, session = self.options, self.session
@@ -219,6 +267,7 @@ class ArchiveImport:
         self.session.before_finish()
         with transaction.atomic():
             self.loader.finish()
+            self.edits.apply()
         self.session.finish()
         self.committed()
 
@@ -245,6 +294,7 @@ class FileImport:
         self.outcome = FileResult(str(path), self.options.kind)
         self.position = Position()
         self.batch: list = []
+        self.edits = EditedRecords()  # what its written batches say staff edited
         progress = self.options.progress
         self.tick = None
         if progress and path.exists():
@@ -258,8 +308,17 @@ class FileImport:
                 self._read()
                 self._end(complete=True)
             self.importer.committed()
+            self.importer.edits.merge(self.edits)
+            if not self.outcome.records and self.outcome.kind is None:
+                self.outcome.kind = kind_from_name(self.path)
         except ArchiveFileError as exc:
             self.batch.clear()
+            if not self.options.strict:  # the batches written before are kept
+                self.importer.edits.merge(self.edits)
+            if not self.outcome.records and is_empty(self.path):
+                self._empty()
+                self._end(complete=True)
+                return self.outcome
             self.outcome.error = exc.reason
             self.outcome.unreadable = True
             self.options.report(
@@ -282,6 +341,16 @@ class FileImport:
         if self.loader.file_boards:
             with transaction.atomic():
                 self.loader.end_file(complete=complete)
+
+    def _empty(self) -> None:
+        """An empty file is a valid archive file with no records (an export of an empty
+        table writes one): nothing to import, whatever its kind. The kind is told by
+        --kind or the file's name, where either does."""
+        outcome = self.outcome
+        outcome.empty = True
+        outcome.kind = outcome.kind or kind_from_name(self.path)
+        told = f"no {outcome.kind} records" if outcome.kind else "no records of a kind it names"
+        self.options.report(f"{self.path}: the file is empty ({told}): nothing to import")
 
     def _read(self) -> None:
         outcome, batch, tick, position = self.outcome, self.batch, self.tick, self.position
@@ -328,6 +397,7 @@ class FileImport:
         if self.batch:
             self.session.before_batch()
             self.loader.write_batch(LOADERS[self.outcome.kind], self.batch)
+            self.edits.note(self.outcome.kind, self.batch)
             self.batch.clear()
             self.session.after_batch()
             if not self.options.strict:  # under --strict nothing commits before the file ends

@@ -8,7 +8,9 @@ archive nests them (the task graph itself, a few thousand edges, is held whole).
 
 Importing every kind into an empty database gives the same database: each kind
 carries what its importer reads, and nothing is written twice in ways that could
-disagree (tests/test_export_archive.py compares every model).
+disagree (tests/test_export_archive.py compares every model). A record staff edited
+says so (`"edited_in_admin": true`, a key the dumps do not have), so that it comes back
+edited and later imports of the dumps leave it alone (papers.archive.edits).
 """
 
 from __future__ import annotations
@@ -182,6 +184,11 @@ def paper_url(slug: str) -> str:
     return f"{SITE}/paper/{slug}"
 
 
+def _edited(edited: bool) -> dict[str, bool]:
+    """The key that says staff edited a record, written only on records they edited."""
+    return {"edited_in_admin": True} if edited else {}
+
+
 def _or_none(value: Any) -> Any:
     return value if value not in ("", None) else None
 
@@ -226,7 +233,7 @@ def _lists(
 PAPER_VALUES = (
     "id", "slug", "arxiv_id", "nips_id", "openreview_id", "title", "abstract",
     "short_abstract", "url_abs", "url_pdf", "proceeding", "conference", "conference_url_abs",
-    "conference_url_pdf", "published",
+    "conference_url_pdf", "published", "edited_in_admin",
 )  # fmt: skip
 
 
@@ -244,6 +251,7 @@ def paper_rows() -> Iterator[dict]:
         for (
             pk, slug, arxiv, nips, openreview, title, abstract, short_abstract, url_abs,
             url_pdf, proceeding, conference, conference_url_abs, conference_url_pdf, published,
+            edited,
         ) in chunk:  # fmt: skip
             row = {
                 # A paper known only by its arXiv id has no Papers with Code URL.
@@ -269,7 +277,7 @@ def paper_rows() -> Iterator[dict]:
             if conference_url_abs or conference_url_pdf:  # the API's shape has them
                 row["conference_url_abs"] = _or_none(conference_url_abs)
                 row["conference_url_pdf"] = _or_none(conference_url_pdf)
-            yield row
+            yield row | _edited(edited)
 
 
 # --- links-between-papers-and-code ----------------------------------------------------------
@@ -288,6 +296,7 @@ def link_rows() -> Iterator[dict]:
         "mentioned_in_paper",
         "mentioned_in_github",
         "framework",
+        "edited_in_admin",
     )
     for chunk in chunked(links):
         for row in chunk:
@@ -302,6 +311,7 @@ def link_rows() -> Iterator[dict]:
                 "mentioned_in_paper": row["mentioned_in_paper"],
                 "mentioned_in_github": row["mentioned_in_github"],
                 "framework": _or_none(row["framework"]),
+                **_edited(row["edited_in_admin"]),
             }
 
 
@@ -354,9 +364,11 @@ def method_rows() -> Iterator[dict]:
                         "collection": link.collection.name,
                         "area_id": link.collection.area_id,
                         "area": link.collection.area,
+                        **_edited(link.collection.edited_in_admin),
                     }
                     for link in m.methodcollection_set.all()
                 ],
+                **_edited(m.edited_in_admin),
             }
 
 
@@ -386,6 +398,7 @@ def dataset_rows() -> Iterator[dict]:
                     for t in d.tasks.all()
                 ],
                 **d.extra,
+                **_edited(d.edited_in_admin),
             }
 
 
@@ -466,9 +479,11 @@ def _rows_of_tree(tax: _Taxonomy, root: int) -> dict[int, list[dict]]:
             "code_links",
             "model_links",
             "uses_additional_data",
+            "edited_in_admin",
         )
     ):
-        rows[row.pop("leaderboard_id")].append(row)
+        edited = row.pop("edited_in_admin")
+        rows[row.pop("leaderboard_id")].append(row | _edited(edited))
     return rows
 
 
@@ -497,6 +512,7 @@ def _task_tree(tax: _Taxonomy, pk: int, rows: dict[int, list[dict]]) -> dict:
         ),
         "datasets": [_board(tax, board, rows, set()) for board in tax.boards.get(pk, [])],
         "subtasks": [_task_tree(tax, child, rows) for child in tax.children.get(pk, [])],
+        **_edited(task["edited_in_admin"]),
     }
 
 
@@ -513,6 +529,7 @@ def _board(tax: _Taxonomy, board: dict, rows: dict[int, list[dict]], seen: set[i
             for sub in tax.subboards.get(board["id"], [])
             if sub["id"] not in seen
         ],
+        **_edited(board["edited_in_admin"]),
     }
 
 

@@ -34,6 +34,7 @@ class PaperIn:
     # Keyed by its arXiv id (the record had no paper URL): `slug` is provisional
     # (n.arxiv_slug), and the paper that has this arXiv id, if any, is the one updated.
     by_arxiv: bool = False
+    edited: bool = False  # the record says staff edited it (see edited())
 
 
 @dataclass(slots=True)
@@ -47,6 +48,7 @@ class LinkIn:
     paper: PaperIn
     repo: RepoIn
     fields: dict[str, Any]
+    edited: bool = False
 
 
 @dataclass(slots=True)
@@ -65,6 +67,7 @@ class MethodIn:
     slug: str
     fields: dict[str, Any]
     collections: list[dict[str, str]]
+    edited: bool = False
 
 
 @dataclass(slots=True)
@@ -72,6 +75,7 @@ class DatasetIn:
     slug: str  # "" for a dataset known only by its name, which is then its identity
     fields: dict[str, Any]
     tasks: list[str]
+    edited: bool = False
 
 
 @dataclass(slots=True)
@@ -117,6 +121,18 @@ class EvaluationIn:
     tasks: list[TaskIn]
     leaderboards: list[LeaderboardIn]
     stubs: list[PaperIn]
+
+
+def edited(raw: dict) -> bool:
+    """Whether a record says staff edited it (`"edited_in_admin": true`, which exports
+    write): the import marks its row edited, so that later imports leave it alone. Papers,
+    code links, methods and datasets are marked once every file is written (another
+    file may still fill them: papers.archive.edits); the rest as they are written."""
+    return raw.get("edited_in_admin") is True
+
+
+def _edited_field(raw: dict) -> dict[str, bool]:
+    return {"edited_in_admin": True} if edited(raw) else {}
 
 
 def _require_dict(raw: Any) -> dict:
@@ -176,6 +192,7 @@ def parse_paper(raw: Any) -> PaperIn:
         tasks=_names(raw.get("tasks"), "tasks"),
         methods=[m for m in methods if m],
         by_arxiv=by_arxiv,
+        edited=edited(raw),
     )
 
 
@@ -218,7 +235,7 @@ def parse_link(raw: Any) -> LinkIn:
             "url_pdf": n.text(raw.get("paper_url_pdf"), "paper_url_pdf", max_length=500),
         },
     )
-    return LinkIn(paper=stub, repo=RepoIn(repo_url), fields=_link_fields(raw))
+    return LinkIn(paper=stub, repo=RepoIn(repo_url), fields=_link_fields(raw), edited=edited(raw))
 
 
 def _link_fields(raw: dict, prefix: str = "") -> dict[str, Any]:
@@ -471,6 +488,7 @@ def parse_method(raw: Any) -> MethodIn:
                     "name": cname[:500],
                     "area_id": n.one_line(item.get("area_id"), f"{where}.area_id", max_length=255),
                     "area": n.one_line(item.get("area"), f"{where}.area", max_length=255),
+                    **_edited_field(item),
                 }
             )
     fields = {
@@ -487,7 +505,7 @@ def parse_method(raw: Any) -> MethodIn:
         ),
         "num_papers": n.integer(raw.get("num_papers"), "num_papers"),
     }
-    return MethodIn(slug=slug, fields=fields, collections=collections)
+    return MethodIn(slug=slug, fields=fields, collections=collections, edited=edited(raw))
 
 
 def _year(raw: dict, key: str) -> dict[str, Any]:
@@ -525,7 +543,7 @@ def parse_dataset(raw: Any) -> DatasetIn:
     introduced = n.date(raw.get("introduced_date"), "introduced_date")
     known = {
         "url", "name", "full_name", "homepage", "description", "paper", "introduced_date",
-        "modalities", "languages", "variants", "num_papers", "tasks",
+        "modalities", "languages", "variants", "num_papers", "tasks", "edited_in_admin",
     }  # fmt: skip
     fields = {
         "name": name or slug,
@@ -544,7 +562,8 @@ def parse_dataset(raw: Any) -> DatasetIn:
     }
     if introduced is not None:  # a record without a date says nothing of its certainty
         fields |= {"introduced_date": introduced, "date_uncertain": uncertain_date(introduced)}
-    return DatasetIn(slug=slug, fields=fields, tasks=_names(raw.get("tasks"), "tasks"))
+    tasks = _names(raw.get("tasks"), "tasks")
+    return DatasetIn(slug=slug, fields=fields, tasks=tasks, edited=edited(raw))
 
 
 # --- evaluation tables ------------------------------------------------------------------------
@@ -586,6 +605,7 @@ def _walk_task(
             "source_link_title": n.one_line(link.get("title"), f"{where}source_link.title")
             if isinstance(link, dict)
             else "",
+            **_edited_field(raw),
         },
         content_key=hashlib.sha1(
             json.dumps(
@@ -670,6 +690,7 @@ class _Boards:
                     "description": description,
                     "dataset_links": n.obj_list(raw.get("dataset_links"), f"{where}dataset_links"),
                     "dataset_citations": raw.get("dataset_citations") or [],
+                    **_edited_field(raw),
                 },
                 metrics=metrics,
                 rows=rows,
@@ -742,6 +763,7 @@ def _parse_row(raw: dict, where: str, position: int) -> dict[str, Any]:
         "paper_slug": slug,
         "paper_arxiv": n.arxiv_from_url(paper_url, f"{where}paper_url"),
         "stub_paper": stub,
+        **_edited_field(raw),
     }
 
 

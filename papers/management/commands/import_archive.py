@@ -112,6 +112,8 @@ class Command(BaseCommand):
             out.write(f"{model:<20}" + "".join(f"{counts[k]:>12,}" for k in OUTCOMES_LABELS))
         for f in result.files:
             line = f"{f.path}: {f.kind or 'unknown kind'}, {f.records:,} records"
+            if f.empty:
+                line += " (an empty file)"
             if f.rejected:
                 line += f", {f.rejected:,} rejected"
             if f.error:
