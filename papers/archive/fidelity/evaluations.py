@@ -37,6 +37,9 @@ READ_ROW = {
     "model_name", "metrics", "paper_title", "paper_url", "paper_date", "code_links",
     "model_links", "uses_additional_data",
 }  # fmt: skip
+# Our exports say which records staff edited (papers.archive.edits), which is read too.
+for _read in (READ, READ_BOARD, READ_ROW):
+    _read.add("edited_in_admin")
 # Where each read value is kept: the parsed field (task and board fields, row keys) the
 # database must hold whenever the file gives one.
 STORED_TASK = ("description", "categories", "source_link")
