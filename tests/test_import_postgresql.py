@@ -19,6 +19,7 @@ from papers.archive.write import loader as loader_module
 from papers.models import CodeLink, Paper, PaperAuthor
 from papers.search import index as search_index
 from papers.search import search
+from papers.search.backends.postgresql import GIN_INDEX
 from tests.archive_helpers import db_state, run_import, write
 from tests.test_import_archive import LINKS as ARCHIVE_LINKS
 from tests.test_import_archive import PAPERS as ARCHIVE_PAPERS
@@ -187,7 +188,7 @@ def _gin_valid() -> bool | None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
-            [search_index.GIN_INDEX],
+            [GIN_INDEX],
         )
         row = cursor.fetchone()
     return None if row is None else row[0]

@@ -325,7 +325,7 @@ def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkey
     # read when it is small (SQLite), or with the row otherwise: the page is the same.
     from papers.models import CodeLink, PaperTask, Sample, Task
     from papers.querysets import filter_papers, paper_id_sets
-    from papers.search.backends import SQLiteBackend
+    from papers.search.backends.sqlite import SQLiteBackend
 
     monkeypatch.setattr(SQLiteBackend, "SMALL_SET", small_set)
     papers = [make_paper(title=f"Graph study {i}") for i in range(6)]
@@ -360,8 +360,7 @@ def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkey
 def test_facets_counted_with_the_page_equal_a_count_of_every_match(make_paper, text, kwargs):
     """The page, its count and its facets come from one query: the facets must be those
     of every match, not of the page."""
-    from papers.search.backends import backend_for
-    from papers.search.facets import facet_counts
+    from papers.search.backends import backend_for, facet_counts
 
     for _ in range(4):
         make_paper()

@@ -22,13 +22,14 @@ from django.db.models import Count, F, QuerySet
 from django.utils.safestring import SafeString
 
 from papers.models import NEWEST_FIRST, Paper, Sample
-from papers.search.backends import CANDIDATES, Backend, backend_for
-from papers.search.facets import facet_counts, matches_of
+from papers.search.backends import backend_for, facet_counts
+from papers.search.backends.base import CANDIDATES, Backend
+from papers.search.facets import matches_of
 from papers.search.query import ParsedQuery, parse
 
 COUNT_CAP = 10_000
 SORTS = ("relevance", "newest", "implementations")
-# The same orders as backends.ORDERS, for lists without a query. Undated papers last.
+# The same orders as backends.base.ORDERS, for lists without a query. Undated papers last.
 SORT_ORDER = {
     "newest": NEWEST_FIRST,
     "implementations": (F("code_link_count").desc(), *NEWEST_FIRST),

@@ -18,8 +18,6 @@ in those tables.
 
 from __future__ import annotations
 
-from django.db import connections
-
 from papers.models import Paper
 
 FACET_COLUMNS = (
@@ -30,17 +28,14 @@ FACET_COLUMNS = (
     "frameworks",
     "sample_statuses",
 )
-# The keys of a JSON object column `shape`, one row each, as `key` (per engine).
-_KEYS = {
-    "postgresql": "SELECT jsonb_object_keys(shape) AS key, n FROM ({shapes}) AS shapes",
-    "sqlite": "SELECT k.key, n FROM ({shapes}) AS shapes, json_each(shapes.shape) AS k",
-}
 
 
-def facet_selects(vendor: str, m: str = "m", where: str = "") -> str:
+def facet_selects(json_keys: str, m: str = "m", where: str = "") -> str:
     """The facet counts over a CTE `m` (FACET_COLUMNS) as UNION ALL'ed rows (facet,
-    value, count). `where`: a condition every part must meet too (the combined query
-    of a search page counts facets only within the cap).
+    value, count). `json_keys`: the engine's SQL for the keys of a JSON object column
+    `shape`, one row each, as `key` (Backend.JSON_KEYS). `where`: a condition every part
+    must meet too (the combined query of a search page counts facets only within the
+    cap).
 
     A paper's frameworks (or statuses) are counted by their distinct objects first: a
     few dozen ({"pytorch": 1} is most of them), whose keys are then taken apart. Taking
@@ -53,7 +48,7 @@ def facet_selects(vendor: str, m: str = "m", where: str = "") -> str:
             f"SELECT {column} AS shape, COUNT(*) AS n FROM {m} "
             f"WHERE {count} > 0{also} GROUP BY {column}"
         )
-        each = _KEYS[vendor].format(shapes=shapes)
+        each = json_keys.format(shapes=shapes)
         return f"SELECT '{facet}', key, CAST(SUM(n) AS INTEGER) FROM ({each}) AS keys GROUP BY key"
 
     return (
@@ -73,18 +68,9 @@ def facets_from(rows) -> dict[str, dict[str, int]]:
     return facets
 
 
-def facet_counts(matches_sql: str, params, using: str) -> dict[str, dict[str, int]]:
-    """Counts over the papers `matches_sql` selects; it must give FACET_COLUMNS, one row
-    a paper."""
-    connection = connections[using]
-    sql = f"WITH m AS MATERIALIZED ({matches_sql}) {facet_selects(connection.vendor)}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return facets_from(cursor.fetchall())
-
-
 def matches_of(base) -> tuple[str, tuple]:
-    """The facet columns of a Paper queryset, as SQL for facet_counts()."""
+    """The facet columns of a Paper queryset, as SQL for
+    papers.search.backends.facet_counts()."""
     assert base.model is Paper
     columns = base.order_by().values(*FACET_COLUMNS)
     return columns.query.sql_with_params()

@@ -482,7 +482,7 @@ class Loader:
         )
 
     def _insert_papers(
-        self, new: list[NewPaper], index: search_index._Batch, *, counts: bool
+        self, new: list[NewPaper], index: search_index.IndexBatch, *, counts: bool
     ) -> dict[str, int]:
         """Insert the batch's new papers (with their code-link `counts` forecast, and the
         search vectors computed ahead where there are any); returns slug → id."""
@@ -511,7 +511,7 @@ class Loader:
         return {p.slug: i for i, p in zip(new_ids, new, strict=True)}
 
     def _update_papers(
-        self, changed: list[ChangedPaper], written: list[str], index: search_index._Batch
+        self, changed: list[ChangedPaper], written: list[str], index: search_index.IndexBatch
     ) -> None:
         ids = [p.id for p in changed]
         if search_index.needs_old_text() and not self.index_deferred:

@@ -27,7 +27,7 @@ import time
 
 from django.db import DatabaseError, connection, connections
 
-from papers.search.index import create_gin
+from papers.search.backends.postgresql import create_gin
 
 
 class GinBeside:
