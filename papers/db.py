@@ -7,6 +7,10 @@ statement per table and run it with `executemany` (psycopg 3 pipelines it;
 sqlite3 loops in C); values are converted once per column with the field's own
 `get_db_prep_save`, so the database sees exactly what the ORM would write.
 Columns a caller does not give take the model field's default.
+
+What differs between engines (how ids are reserved, how rows go in: COPY on
+PostgreSQL, how a JSON parameter is cast) each engine's operations do
+(`connection.ops`, codewithpapers.backends).
 """
 
 from __future__ import annotations
@@ -67,8 +71,8 @@ def _json_converter(value):
 
 
 def _placeholder(field: models.Field) -> str:
-    if connection.vendor == "postgresql" and isinstance(field, models.JSONField):
-        return "%s::jsonb"
+    if isinstance(field, models.JSONField):
+        return connection.ops.json_placeholder
     return "%s"
 
 
@@ -122,22 +126,7 @@ def reserve_ids(model: type[models.Model], count: int) -> list[int]:
     can take the same ids; on PostgreSQL they come from the table's own sequence."""
     if count <= 0:
         return []
-    table = model._meta.db_table
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-                [connection.ops.quote_name(table), model._meta.pk.column, count],
-            )
-            return [row[0] for row in cursor.fetchall()]
-        quote = connection.ops.quote_name
-        cursor.execute(f"SELECT MAX({quote(model._meta.pk.column)}) FROM {quote(table)}")
-        top = cursor.fetchone()[0] or 0
-        # AUTOINCREMENT never reuses an id, even one whose row was deleted.
-        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
-        row = cursor.fetchone()
-        start = max(top, row[0] if row else 0) + 1
-    return list(range(start, start + count))
+    return connection.ops.reserve_ids(model._meta.db_table, model._meta.pk.column, count)
 
 
 def insert_rows(
@@ -167,45 +156,14 @@ def insert_rows(
         tail = _prepare(rest_fields, [tail])[0]
         fields += rest_fields
         prepared = [row + tail for row in prepared]
-    quote = connection.ops.quote_name
-    table = quote(model._meta.db_table)
-    columns = ", ".join([*(quote(f.column) for f in fields), *map(quote, raw)])
+    columns = [*(f.column for f in fields), *raw]
     if raw:
         prepared = [row + more for row, more in zip(prepared, extra, strict=True)]
-    if connection.vendor == "postgresql":
-        _copy_in(table, columns, prepared, ignore_conflicts=ignore_conflicts)
-        return len(rows)
     placeholders = [*(_placeholder(f) for f in fields), *(["%s"] * len(raw))]
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({', '.join(placeholders)})"
-    if ignore_conflicts:
-        sql += " ON CONFLICT DO NOTHING"
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, prepared)
+    connection.ops.insert_rows(
+        model._meta.db_table, columns, placeholders, prepared, ignore_conflicts=ignore_conflicts
+    )
     return len(rows)
-
-
-def _copy_in(table: str, columns: str, rows: list[tuple], *, ignore_conflicts: bool) -> None:
-    """PostgreSQL: COPY the rows in (through a temporary staging table when conflicts
-    must be skipped, since COPY itself cannot skip them)."""
-    with connection.cursor() as wrapper:
-        cursor = wrapper.cursor  # psycopg's own cursor, for its COPY support
-        target = table
-        if ignore_conflicts:
-            target = "papers_copy_staging"
-            cursor.execute(f"DROP TABLE IF EXISTS {target}")
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {target} ON COMMIT DROP AS "
-                f"SELECT {columns} FROM {table} WITH NO DATA"
-            )
-        with cursor.copy(f"COPY {target} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-        if ignore_conflicts:
-            cursor.execute(
-                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {target} "
-                "ON CONFLICT DO NOTHING"
-            )
-            cursor.execute(f"DROP TABLE {target}")
 
 
 def update_rows(

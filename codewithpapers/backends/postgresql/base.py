@@ -1,5 +1,6 @@
 """Django's PostgreSQL backend, with the site's statement timeout and a client-side bound
-on how long a silent server is waited for (codewithpapers.backends)."""
+on how long a silent server is waited for (codewithpapers.backends), and the bulk writes
+papers.db asks of it (operations.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from codewithpapers.backends import (
     OUTAGE_RETRY_S,
     statement_timeout_ms,
 )
+from codewithpapers.backends.postgresql.operations import DatabaseOperations
 from codewithpapers.breaker import CircuitBreaker
 
 
@@ -60,6 +62,7 @@ class _Psycopg:
 
 class DatabaseWrapper(base.DatabaseWrapper):
     Database = _Psycopg()
+    ops_class = DatabaseOperations
 
     def get_connection_params(self):
         params = super().get_connection_params()

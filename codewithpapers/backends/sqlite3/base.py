@@ -1,5 +1,6 @@
 """Django's SQLite backend, with the site's statement timeout (codewithpapers.backends):
-SQLite's progress handler interrupts a statement that has run for longer."""
+SQLite's progress handler interrupts a statement that has run for longer. And the bulk
+writes papers.db asks of it (operations.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import time
 from django.db.backends.sqlite3 import base
 
 from codewithpapers.backends import statement_timeout_ms
+from codewithpapers.backends.sqlite3.operations import DatabaseOperations
 
 PROGRESS_STEPS = 10_000  # virtual-machine steps between two looks at the clock (~1 ms)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._deadline = math.inf  # when the running statement must stop
