@@ -12,7 +12,8 @@ another machine. For those each app process looks at a stamp of the database at 
 every CONTENT_CHECK_SECONDS, after it has sent a response (`check_database()`), and
 bumps the version when the stamp has moved since the last look: such an edit reaches
 every cached page within that time, and a page cached before it can no longer be
-served beside one rendered after it. The stamp (`database_stamp()`) costs no scan:
+served beside one rendered after it. The stamp (`database_stamp()`, which each engine's
+operations take: codewithpapers.backends) costs no scan:
 - PostgreSQL: the statistics' counts of rows inserted, updated and deleted in the
   site's tables (`papers_*`), and their files (a TRUNCATE makes new ones): one catalog
   query on the primary, about a millisecond. The counts are published when the writing
@@ -39,7 +40,6 @@ import datetime as dt
 import functools
 import hashlib
 import logging
-import os
 import re
 import threading
 import time
@@ -155,45 +155,11 @@ def _site_tables() -> tuple[str, ...]:
     return tuple(sorted({model._meta.db_table for model in models}))
 
 
-_PG_STAMP = """
-    SELECT coalesce(sum(s.n_tup_ins + s.n_tup_upd + s.n_tup_del), 0)::text
-           || '.' || coalesce(sum(c.relfilenode::bigint), 0)::text
-    FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-    WHERE c.relname = ANY(%s) AND c.relkind = 'r' AND pg_table_is_visible(c.oid)
-"""
-
-
 def database_stamp(alias: str = "default") -> str | None:
     """A value that changes whenever the database's content does (see the module's
-    docstring); None where there is none to take (an in-memory SQLite database)."""
-    connection = connections[alias]
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            if connection.in_atomic_block:
-                # Statistics are read once per transaction unless told to read again.
-                cursor.execute("SELECT pg_stat_clear_snapshot()")
-            cursor.execute(_PG_STAMP, [list(_site_tables())])
-            return f"pg.{cursor.fetchone()[0]}"
-    if connection.vendor == "sqlite":
-        name = str(connection.settings_dict["NAME"])
-        if connection.is_in_memory_db() or not name:
-            return None
-        parts = []
-        for suffix in ("", "-wal"):
-            try:
-                found = os.stat(name + suffix)
-                parts.append(f"{found.st_mtime_ns}.{found.st_size}")
-            except OSError:
-                parts.append("-")
-        try:
-            # The WAL index's header: its change counter moves with every commit, even
-            # two within one tick of the file clock.
-            with open(name + "-shm", "rb") as index:
-                parts.append(index.read(48).hex())
-        except OSError:
-            parts.append("-")
-        return "sqlite." + ".".join(parts)
-    return None
+    docstring), as the engine's operations take it (codewithpapers.backends); None where
+    there is none to take (an in-memory SQLite database)."""
+    return connections[alias].ops.content_stamp(_site_tables())
 
 
 def version_time(version: int) -> dt.datetime:

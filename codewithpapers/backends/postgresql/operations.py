@@ -7,11 +7,29 @@ from collections.abc import Sequence
 from django.db.backends.postgresql import operations
 
 STAGING = "papers_copy_staging"  # the temporary table rows go through to skip conflicts
+# The statistics' counts of rows inserted, updated and deleted in the tables, and their
+# files (a TRUNCATE makes new ones): one catalog query.
+CONTENT_STAMP = """
+    SELECT coalesce(sum(s.n_tup_ins + s.n_tup_upd + s.n_tup_del), 0)::text
+           || '.' || coalesce(sum(c.relfilenode::bigint), 0)::text
+    FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+    WHERE c.relname = ANY(%s) AND c.relkind = 'r' AND pg_table_is_visible(c.oid)
+"""
 
 
 class DatabaseOperations(operations.DatabaseOperations):
     # A JSON value goes as its text, cast where the statement names it.
     json_placeholder = "%s::jsonb"
+
+    def content_stamp(self, tables: Sequence[str]) -> str | None:
+        """A value that changes whenever these tables' content does (codewithpapers.cache):
+        published when the writing session commits and idles."""
+        with self.connection.cursor() as cursor:
+            if self.connection.in_atomic_block:
+                # Statistics are read once per transaction unless told to read again.
+                cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute(CONTENT_STAMP, [list(tables)])
+            return f"pg.{cursor.fetchone()[0]}"
 
     def reserve_ids(self, table: str, pk: str, count: int) -> list[int]:
         """`count` ids for rows about to be inserted, from the table's own sequence."""

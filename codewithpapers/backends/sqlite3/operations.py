@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from django.db.backends.sqlite3 import operations
@@ -10,6 +11,30 @@ from django.db.backends.sqlite3 import operations
 class DatabaseOperations(operations.DatabaseOperations):
     # A JSON value goes as its text.
     json_placeholder = "%s"
+
+    def content_stamp(self, tables: Sequence[str]) -> str | None:
+        """A value that changes whenever the database's content does (codewithpapers.cache):
+        the size and time of the database and WAL files and the WAL index's header, which
+        counts every committed write (any table's); no query. None for a database in
+        memory."""
+        name = str(self.connection.settings_dict["NAME"])
+        if self.connection.is_in_memory_db() or not name:
+            return None
+        parts = []
+        for suffix in ("", "-wal"):
+            try:
+                found = os.stat(name + suffix)
+                parts.append(f"{found.st_mtime_ns}.{found.st_size}")
+            except OSError:
+                parts.append("-")
+        try:
+            # The WAL index's header: its change counter moves with every commit, even
+            # two within one tick of the file clock.
+            with open(name + "-shm", "rb") as index:
+                parts.append(index.read(48).hex())
+        except OSError:
+            parts.append("-")
+        return "sqlite." + ".".join(parts)
 
     def reserve_ids(self, table: str, pk: str, count: int) -> list[int]:
         """`count` ids for rows about to be inserted. The transaction that inserts them
