@@ -785,7 +785,7 @@ def test_json_values_go_in_as_the_orm_reads_them_back():
 def test_the_papers_an_import_touched_come_back_once_each_in_ascending_order():
     """The loader remembers the papers it wrote (for their counts at the end) in a bitmap:
     576,000 ids in 72 KB where a set of ints holds ~33 MB."""
-    from papers.archive.write.loader import IdSet
+    from papers.archive.write.core import IdSet
 
     touched = IdSet()
     touched.update([5, 3, 900_000, 3, 0])

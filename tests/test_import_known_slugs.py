@@ -1,13 +1,13 @@
 """An import inserts papers new to the database without looking their slugs up first
-(papers.archive.write.loader.KnownSlugs), and that changes nothing in what it writes."""
+(papers.archive.write.papers.KnownSlugs), and that changes nothing in what it writes."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
 
-from papers.archive.write import loader as loader_module
-from papers.archive.write.loader import KnownSlugs
+from papers.archive.write import papers as papers_writer
+from papers.archive.write.papers import KnownSlugs
 from papers.models import Paper
 from tests.archive_helpers import db_state, run_import, write
 
@@ -39,7 +39,7 @@ LINKS = [
 def looked_up(monkeypatch) -> list[str]:
     """The paper slugs the import looks up, in order."""
     slugs: list[str] = []
-    real = loader_module._in
+    real = papers_writer._in
 
     def spy(model, field, values, *only):
         values = list(values)
@@ -47,7 +47,7 @@ def looked_up(monkeypatch) -> list[str]:
             slugs.extend(values)
         return real(model, field, values, *only)
 
-    monkeypatch.setattr(loader_module, "_in", spy)
+    monkeypatch.setattr(papers_writer, "_in", spy)
     return slugs
 
 

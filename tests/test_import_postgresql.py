@@ -14,8 +14,9 @@ import pytest
 from django.db import connection
 
 from papers.archive.engines.postgresql import session as postgres_session
-from papers.archive.engines.postgresql.link_counts import LinkCounts, pack, unpack
+from papers.archive.engines.postgresql.link_counts import LinkCounts
 from papers.archive.write import loader as loader_module
+from papers.archive.write.papers import pack, unpack
 from papers.models import CodeLink, Paper, PaperAuthor
 from papers.search import index as search_index
 from papers.search import search

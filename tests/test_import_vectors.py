@@ -9,7 +9,7 @@ from django.db import connection
 
 from papers import db as sql
 from papers.archive.engines.postgresql import vectors
-from papers.archive.write import loader as loader_module
+from papers.archive.write import papers as papers_writer
 from papers.models import Paper
 from tests.archive_helpers import run_import, write
 
@@ -56,7 +56,7 @@ def _mismatched_vectors() -> int:
 def given(monkeypatch) -> list[str | None]:
     """Every search vector the loader inserted with a paper's row (None: the trigger's)."""
     seen: list[str | None] = []
-    insert = loader_module.insert_rows
+    insert = papers_writer.insert_rows
 
     def spy(model, names, rows, **options):
         rows = list(rows)
@@ -65,7 +65,7 @@ def given(monkeypatch) -> list[str | None]:
             seen.extend(row[-1] if given else None for row in rows)
         return insert(model, names, rows, **options)
 
-    monkeypatch.setattr(loader_module, "insert_rows", spy)
+    monkeypatch.setattr(papers_writer, "insert_rows", spy)
     return seen
 
 

@@ -28,7 +28,9 @@ from papers.archive.edits import EditedRecords
 from papers.archive.engines import BulkSession, session_for
 from papers.archive.read.pipeline import BAD, KIND, Parser, Position
 from papers.archive.read.readers import KINDS, ArchiveFileError
-from papers.archive.write.loader import KnownSlugs, Loader, Stats
+from papers.archive.write.core import Stats
+from papers.archive.write.loader import Loader
+from papers.archive.write.papers import KnownSlugs
 from papers.models import Paper
 
 LOADERS = {

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from papers.archive.read import normalise as n
 from papers.archive.read.parsers import EvaluationIn, LeaderboardIn, TaskIn
+from papers.archive.write.evaluations import GivenBoard
 from papers.archive.write.identity import DatasetNames
-from papers.archive.write.loader import GivenBoard
 from papers.db import chunks, select_rows
 from papers.metrics import contradicts, inferred_direction, is_cost
 from papers.models import (

@@ -20,69 +20,26 @@ its parent's (`relation-prediction-task` beside `task`).
 
 from __future__ import annotations
 
-import itertools
-from collections import defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from papers.archive.read import normalise as n
 from papers.archive.read.parsers import TaskIn
+from papers.archive.write.core import Core, FreeSlugs, candidates
 from papers.db import chunks, select_rows
 from papers.models import Dataset, Task, TaskEdge
-
-if TYPE_CHECKING:
-    from papers.archive.write.loader import Loader
-
-SUFFIXES = 20  # slugs tried per round when a name's own slug is taken: base, base-2, …
 
 
 def dataset_slug(name: str) -> str:
     return n.slug_of(name.replace("+", " plus ").replace("*", " star "))
 
 
-def _candidates(base: str, start: int = 1) -> list[str]:
-    return [base if i == 1 else f"{base}-{i}"[:255] for i in range(start, start + SUFFIXES)]
-
-
-class FreeSlugs:
-    """Slugs for new rows of `model`: each base slug, or the first free -2, -3…, never one
-    the table or this batch has taken."""
-
-    def __init__(self, model):
-        self.model = model
-        self.taken: set[str] = set()
-
-    def take(self, bases: Iterable[str]) -> dict[str, list[str]]:
-        """A free slug for each occurrence of each base, in the order given."""
-        wanted = defaultdict(int)
-        for base in bases:
-            wanted[base] += 1
-        out: dict[str, list[str]] = defaultdict(list)
-        start = 1
-        while wanted:
-            tried = {base: _candidates(base, start) for base in wanted}
-            held = {
-                row["slug"]
-                for row in select_rows(
-                    self.model, "slug", itertools.chain(*tried.values()), ["slug"]
-                )
-            }
-            for base, slugs in tried.items():
-                for slug in slugs:
-                    if wanted[base] and slug not in held and slug not in self.taken:
-                        self.taken.add(slug)
-                        out[base].append(slug)
-                        wanted[base] -= 1
-            wanted = defaultdict(int, {b: k for b, k in wanted.items() if k})
-            start += SUFFIXES
-        return out
-
-
 class DatasetNames:
-    """Datasets by name, for one loader (the slugs it allocates stay taken)."""
+    """Datasets by name, for one import (the slugs it allocates stay taken)."""
 
-    def __init__(self, loader: Loader | None = None):
-        self.loader = loader  # None: find() only
+    def __init__(self, core: Core | None = None):
+        self.core = core  # None: find() only
+        self.free_slugs = FreeSlugs(Dataset)  # the slugs this import gave new datasets
 
     def _rows(self, names: Iterable[str]) -> tuple[dict[str, dict], dict[str, dict]]:
         """Rows whose name is one of `names` (the one at the name's own slug, else the
@@ -127,9 +84,9 @@ class DatasetNames:
             for name in new:
                 spellings.setdefault(name.casefold(), []).append(name)
             first = [group[0] for group in spellings.values()]
-            slugs = self.loader.free_dataset_slugs.take(dataset_slug(name) for name in first)
+            slugs = self.free_slugs.take(dataset_slug(name) for name in first)
             items = {slugs[dataset_slug(name)].pop(0): name for name in first}
-            created = self.loader.upsert(
+            created = self.core.upsert(
                 Dataset, "slug", {slug: {"name": name} for slug, name in items.items()}
             )
             for slug, pk in created.items():
@@ -142,13 +99,13 @@ class DatasetNames:
         items = {slug: name for slug, name in items.items() if slug}
         if not items:
             return {}
-        ids = self.loader.upsert(
+        ids = self.core.upsert(
             Dataset,
             "slug",
             {slug: {"name": name} for slug, name in items.items()},
             fill_only=True,
         )
-        self.loader.free_dataset_slugs.taken.update(items)
+        self.free_slugs.taken.update(items)
         return ids
 
     def definitions(self, records: dict[str, dict[str, Any]]) -> dict[str, int]:
@@ -170,18 +127,18 @@ class DatasetNames:
                 new.append(name)
             else:
                 items[row["slug"]] = fields
-        slugs = self.loader.free_dataset_slugs.take(dataset_slug(name) for name in new)
+        slugs = self.free_slugs.take(dataset_slug(name) for name in new)
         for name in new:
             items[slugs[dataset_slug(name)].pop(0)] = records[name]
-        ids = self.loader.upsert(Dataset, "slug", items)
+        ids = self.core.upsert(Dataset, "slug", items)
         return {items[slug]["name"]: pk for slug, pk in ids.items()}
 
 
 class TaskTree:
     """The task nodes of a batch of evaluation tables, resolved to task ids by path."""
 
-    def __init__(self, loader: Loader):
-        self.loader = loader
+    def __init__(self, core: Core):
+        self.core = core
 
     def resolve(self, nodes: list[TaskIn]) -> dict[tuple[str, ...], int]:
         merged: dict[tuple[str, ...], TaskIn] = {}
@@ -203,7 +160,7 @@ class TaskTree:
             for node in level:
                 values = items.setdefault(chosen[node.path], {})
                 values.update(_values(node))
-            written = self.loader.upsert(Task, "slug", items)
+            written = self.core.upsert(Task, "slug", items)
             for node in level:
                 slugs[node.path] = chosen[node.path]
                 ids[node.path] = written[chosen[node.path]]
@@ -242,11 +199,11 @@ class TaskTree:
         qualified = {
             node.path: n.slug_of(f"{slugs[node.path[:-1]]} {node.name}") for node in pending
         }
-        candidates = {s for path in bases for base in (bases[path], qualified[path])
-                      for s in _candidates(base)}  # fmt: skip
+        tried = {s for path in bases for base in (bases[path], qualified[path])
+                 for s in candidates(base)}  # fmt: skip
         held = {
             row["slug"]: row["content_key"]
-            for row in select_rows(Task, "slug", candidates, ["slug", "content_key"])
+            for row in select_rows(Task, "slug", tried, ["slug", "content_key"])
         }
         for node in pending:
             chosen[node.path] = self._pick(node, bases[node.path], qualified[node.path],
@@ -262,7 +219,7 @@ class TaskTree:
                 return None
             return node.reference or key in ("", node.content_key)
 
-        for slug in [base, *_candidates(qualified)]:
+        for slug in [base, *candidates(qualified)]:
             fit = fits(slug)
             if fit is False:
                 continue
@@ -290,7 +247,7 @@ class TaskTree:
             ],
             ignore_conflicts=True,
         )
-        stats = self.loader.stats
+        stats = self.core.stats
         stats.add("TaskEdge", "created", len(set(edges) - existing))
         stats.add("TaskEdge", "unchanged", len(set(edges) & existing))
 

@@ -11,7 +11,8 @@ maintain it. So an import into a PostgreSQL database with no papers first has a 
 child read the import's links files (`links-between-papers-and-code`, parsed as the
 import parses them) and count each paper's distinct repositories, official
 ones and frameworks, while the writer starts on the papers. Once the counts arrive, each
-new paper's row is inserted with them (papers.archive.write.loader.Loader.papers).
+new paper's row is inserted with them (the session hands the child to the writer:
+papers.archive.write.papers.LinkForecast).
 
 They are a forecast, not the record: `refresh_counts()` still reads every paper the
 import wrote at its end and rewrites the rows whose counts differ (papers inserted
@@ -38,26 +39,12 @@ from papers.archive.children import die_with
 from papers.archive.read.parsers import LinkIn
 from papers.archive.read.pipeline import KIND, OK, events
 from papers.archive.read.readers import ArchiveReader
-
-SHAPE_SHIFT = 40  # bits of a forecast below its frameworks' shape: 2 * links + official
-
-
-def pack(links: int, official: bool, shape: int = 0) -> int:
-    """A paper's forecast as one int: its links, whether one is official, and the index
-    of its links by framework in the forecast's `shapes` (few distinct ones: most papers
-    have one PyTorch link). A paper without frameworks packs to a small int, cached by
-    CPython: little memory."""
-    return shape << SHAPE_SHIFT | 2 * links + official
-
-
-def unpack(value: int, shapes: list[dict[str, int]]) -> tuple[int, bool, dict[str, int]]:
-    """(links, official, {framework: links}) of a packed forecast."""
-    low = value & ((1 << SHAPE_SHIFT) - 1)
-    return low >> 1, bool(low & 1), shapes[value >> SHAPE_SHIFT]
+from papers.archive.write.papers import pack
 
 
 class LinkCounts:
-    """The forked child that forecasts the counts (None where it failed)."""
+    """The forked child that forecasts the counts (None where it failed): the writer's
+    LinkForecast (papers.archive.write.papers), packed as it unpacks them."""
 
     def __init__(self, paths: list[Path], kind: str | None):
         self.child = None

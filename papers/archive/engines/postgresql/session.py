@@ -18,7 +18,7 @@ from papers.archive.engines.postgresql.gin_side import GinBeside
 from papers.archive.engines.postgresql.link_counts import LinkCounts
 from papers.archive.engines.postgresql.statistics import Statistics
 from papers.archive.write import indexes as bulk_indexes
-from papers.archive.write.loader import PAPER_DEFAULTS
+from papers.archive.write.papers import PAPER_DEFAULTS
 from papers.search import index as search_index
 
 # The kinds of file that write papers in bulk (the others add at most a few stubs).
@@ -27,6 +27,7 @@ PAPER_KINDS = {"papers", "records"}
 
 class PostgresBulkSession(BulkSession):
     gin: GinBeside | None = None
+    link_counts: LinkCounts | None = None
     statistics: Statistics | None = None
     gin_decided = False  # whether the build beside the import was started or refused
 
@@ -61,7 +62,8 @@ class PostgresBulkSession(BulkSession):
         # would also wait for the GIN index built beside (and then maintain it). On
         # SQLite that rewrite costs less than the counting, so it is PostgreSQL's alone.
         if workers and not self.dry_run and not papers:
-            self.loader.link_counts = LinkCounts(paths, kind)
+            self.link_counts = LinkCounts(paths, kind)
+            self.loader.forecast_links(self.link_counts)
         super().begin(paths, kind, workers, papers)
         self.statistics = Statistics(enabled=not self.dry_run)
 
@@ -85,7 +87,7 @@ class PostgresBulkSession(BulkSession):
         # it to end, for the lock its writes to papers hold, and it ends after the build.
         if self.gin_decided or connection.in_atomic_block:
             return
-        counts = self.loader.link_counts
+        counts = self.link_counts
         kinds = counts.kinds() if counts is not None else None
         if not settings.IMPORT_SIDE_INDEX or kinds is None:
             return
@@ -128,7 +130,7 @@ class PostgresBulkSession(BulkSession):
             search_index.build()
 
     def close(self) -> None:
-        if self.loader.link_counts is not None:
-            self.loader.link_counts.close()
+        if self.link_counts is not None:
+            self.link_counts.close()
         if self.gin is not None:
             self.gin.cancel()

@@ -49,7 +49,7 @@ _EVENTS, _ERROR, _END = "events", "error", "end"
 
 def search_text(paper: PaperIn, title_default: str, abstract_default: str) -> tuple[str, str, str]:
     """The (title, abstract, author names) a new paper's row will hold, as the loader
-    writes them (papers.archive.write.loader.Loader.papers)."""
+    writes them (papers.archive.write.papers.PaperWriter.write)."""
     title = paper.fields.get("title")
     abstract = paper.fields.get("abstract")
     return (
