@@ -725,8 +725,9 @@ def test_a_bulk_import_rebuilds_each_index_as_the_migrations_made_it(tmp_path):
     """The deferred indexes come back with the migrations' definitions, not only their
     names: built from the model alone, the newest-first index lost NULLS LAST and every
     "newest first" list sorted the whole papers table."""
-    from papers.archive.write import indexes
+    from papers.archive.engines import index_plan
 
+    indexes = index_plan(connection)
     before = _index_definitions()
     status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
     assert status == 0, err
@@ -742,16 +743,17 @@ def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
 ):
     """Into an empty database the list tables' secondary indexes are dropped and built
     once at the end; an import killed before that leaves them to the next import."""
-    from papers.archive.write import indexes
+    from papers.archive.engines import index_plan
 
+    indexes = index_plan(connection)
+    plan = type(indexes)
     seen = []
-    real_build = indexes.build
 
-    def killed():
-        seen.append(sorted(indexes.missing()))
+    def killed(self):
+        seen.append(sorted(self.missing()))
         raise KeyboardInterrupt("killed before the index build")
 
-    monkeypatch.setattr(indexes, "build", killed)
+    monkeypatch.setattr(plan, "build", killed)
     with pytest.raises(KeyboardInterrupt):
         run_import(write(tmp_path / "p.json", PAPERS))
     # Every one of them was deferred (and, on PostgreSQL, the list tables' foreign keys).
@@ -760,13 +762,13 @@ def test_secondary_indexes_wait_for_the_end_of_a_bulk_import_and_survive_a_kill(
     if connection.vendor == "postgresql":
         assert "papers_paperauthor_paper_id_9a9a2a22_fk_papers_paper_id" in seen[0]
     assert sorted(indexes.missing()) == seen[0]
-    monkeypatch.setattr(indexes, "build", real_build)
+    monkeypatch.undo()
 
     status, _, err = run_import(write(tmp_path / "links.json", LINKS))
     assert status == 0, err
     assert indexes.missing() == []
     # A re-import keeps them per batch: nothing is dropped.
-    monkeypatch.setattr(indexes, "drop", lambda: seen.append("dropped"))
+    monkeypatch.setattr(plan, "drop", lambda self: seen.append("dropped"))
     run_import(write(tmp_path / "p.json", PAPERS))
     assert seen[1:] == [] and indexes.missing() == []
 

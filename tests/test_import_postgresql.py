@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from django.db import connection
 
+from papers.archive.engines import index_plan
 from papers.archive.engines.postgresql import session as postgres_session
 from papers.archive.engines.postgresql.link_counts import LinkCounts
 from papers.archive.write import loader as loader_module
@@ -380,8 +381,7 @@ def _foreign_key_definitions() -> dict[str, str]:
 def test_a_bulk_import_adds_the_foreign_keys_back_as_the_migrations_made_them(tmp_path):
     """PostgreSQL checks the list tables' foreign keys once at the end of a bulk import
     (not one deferred check per row at every COMMIT) and leaves them as they were."""
-    from papers.archive.write import indexes
-
+    indexes = index_plan(connection)
     before = _foreign_key_definitions()
     assert set(indexes.foreign_keys()) <= set(before)
     status, _, err = run_import(
@@ -401,8 +401,7 @@ def test_rows_orphaned_while_the_foreign_keys_were_away_are_dropped_when_they_re
 ):
     """A paper deleted while an import had the keys down leaves its author rows pointing
     at nothing; the key would have refused them, so they go, and the key comes back."""
-    from papers.archive.write import indexes
-
+    indexes = index_plan(connection)
     status, _, err = run_import(write(tmp_path / "p.json", ARCHIVE_PAPERS))
     assert status == 0, err
     indexes.drop()

@@ -12,12 +12,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
-from papers.archive.engines import BulkSession
+from papers.archive.engines.base import BulkSession
 from papers.archive.engines.postgresql import vectors
 from papers.archive.engines.postgresql.gin_side import GinBeside
+from papers.archive.engines.postgresql.indexes import PostgresIndexes
 from papers.archive.engines.postgresql.link_counts import LinkCounts
 from papers.archive.engines.postgresql.statistics import Statistics
-from papers.archive.write import indexes as bulk_indexes
 from papers.archive.write.papers import PAPER_DEFAULTS
 from papers.search import index as search_index
 
@@ -26,6 +26,7 @@ PAPER_KINDS = {"papers", "records"}
 
 
 class PostgresBulkSession(BulkSession):
+    indexes = PostgresIndexes()
     gin: GinBeside | None = None
     link_counts: LinkCounts | None = None
     statistics: Statistics | None = None
@@ -105,7 +106,7 @@ class PostgresBulkSession(BulkSession):
         """While the GIN index is built beside the import, build the other indexes too,
         before the loader's last steps (whose writes to papers wait for that build)."""
         if self.gin is not None:
-            bulk_indexes.build(keys=False)
+            self.indexes.build(keys=False)
 
     def finish(self) -> None:
         super().finish()
@@ -117,7 +118,7 @@ class PostgresBulkSession(BulkSession):
         if gin is not None:
             # The foreign keys' locks conflict with the build's: it ends first.
             gin.wait()
-        bulk_indexes.build()
+        self.indexes.build()
         if gin is not None and gin.failed:
             self.report(
                 f"the full-text index built beside the import failed ({gin.failed}); rebuilding it"

@@ -32,7 +32,7 @@ FINAL_GROWTH = 1.1  # at the end: analyze the tables grown by more than this
 
 class Statistics:
     def __init__(self, enabled: bool = True):
-        self.enabled = enabled and connection.vendor == "postgresql"
+        self.enabled = enabled
         self.tables = sorted(
             {m._meta.db_table for m in apps.get_app_config("papers").get_models(True)}
         )

@@ -71,7 +71,7 @@ class SideIndex:
 
     @classmethod
     def start(cls, connection) -> SideIndex | None:
-        if connection.vendor != "sqlite" or connection.in_atomic_block:
+        if connection.in_atomic_block:
             return None
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA database_list")

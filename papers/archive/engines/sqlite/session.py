@@ -7,9 +7,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import connection
 
-from papers.archive.engines import BulkSession
+from papers.archive.engines.base import BulkSession
 from papers.archive.engines.sqlite.fts_side import SideIndex
-from papers.archive.write import indexes as bulk_indexes
+from papers.archive.engines.sqlite.indexes import SQLiteIndexes
 from papers.models import Paper
 from papers.search import index as search_index
 
@@ -22,6 +22,7 @@ DEFAULT_CHECKPOINT_PAGES = 1000  # SQLite's own
 
 
 class SQLiteBulkSession(BulkSession):
+    indexes = SQLiteIndexes()
     side: SideIndex | None = None
     papers_at_start = 0
 
@@ -64,7 +65,7 @@ class SQLiteBulkSession(BulkSession):
             self.side.send(added, changed)
 
     def build_deferred(self) -> None:
-        bulk_indexes.build()
+        self.indexes.build()
         self.outcome = "built at the end"
         if not search_index.deferred():
             return
