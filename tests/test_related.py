@@ -305,6 +305,17 @@ def test_an_import_leaves_lists_stale_but_never_shows_what_it_hid(client, tmp_pa
 # --- --only-new -------------------------------------------------------------------------
 
 
+def test_databases_that_differ_in_anything_keep_separate_states(monkeypatch):
+    """The state is one file per database: another engine, server or name is another
+    database, whose run never reads this one's vectors."""
+    here = state.database_key()
+    for key, value in (("ENGINE", "another.engine"), ("HOST", "elsewhere"), ("NAME", "other")):
+        monkeypatch.setitem(connection.settings_dict, key, value)
+        assert state.database_key() != here
+        monkeypatch.undo()
+    assert state.database_key() == here
+
+
 def test_only_new_without_an_earlier_run_computes_everything():
     topical_papers(per_topic=5)
     output = compute("--only-new")

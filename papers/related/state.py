@@ -43,9 +43,11 @@ class State:
 
 
 def database_key() -> str:
-    """Names the database the state belongs to, so two databases never share one."""
+    """Names the database the state belongs to, so two databases never share one: its
+    engine, server and name as the settings give them. (It names the database; nothing
+    here depends on which engine that is.)"""
     db = connection.settings_dict
-    name = f"{connection.vendor}|{db.get('HOST') or ''}|{db.get('PORT') or ''}|{db['NAME']}"
+    name = f"{db['ENGINE']}|{db.get('HOST') or ''}|{db.get('PORT') or ''}|{db['NAME']}"
     return hashlib.sha256(name.encode()).hexdigest()[:16]
 
 
