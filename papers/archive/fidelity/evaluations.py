@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from papers.archive.fidelity.report import FileReport
 from papers.archive.read import normalise as n
 from papers.archive.read.parsers import EvaluationIn, LeaderboardIn, TaskIn
 from papers.archive.write.evaluations import GivenBoard
@@ -24,9 +25,6 @@ from papers.models import (
     TaskEdge,
     unranked_values,
 )
-
-if TYPE_CHECKING:
-    from papers.archive.fidelity import FileReport
 
 READ = {"task", "description", "categories", "source_link", "datasets", "subtasks", "url"}
 READ_BOARD = {

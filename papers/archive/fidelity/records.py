@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from papers.archive.fidelity.report import FileReport
 from papers.archive.write.identity import dataset_slug
 from papers.db import chunks, select_rows
-from papers.models import Dataset, Method, Paper
-
-if TYPE_CHECKING:
-    from papers.archive.fidelity import FileReport
+from papers.models import CodeLink, Dataset, Method, Paper
 
 # The keys each kind's parser reads; another key with a value is data the import drops.
 READ = {
@@ -96,8 +94,6 @@ def links(report: FileReport, items: list[tuple[dict, Any]]) -> None:
     report.distinct = len(keys)
     papers = {r["slug"]: r["id"] for r in select_rows(
         Paper, "slug", {slug for slug, _ in keys}, ["id", "slug"])}  # fmt: skip
-    from papers.models import CodeLink
-
     stored = set()
     for part in chunks(sorted(set(papers.values()))):
         stored.update(
