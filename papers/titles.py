@@ -18,8 +18,8 @@ import re
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.highlights import MARK_END, MARK_START  # around a highlight's matches
 from papers.markup import render_abstract
-from papers.search.backends.base import MARK_END, MARK_START  # around a highlight's matches
 
 # Inline math as abstracts read it (papers.markup): $$…$$ or $…$ on one line; a dollar
 # escaped as in LaTeX (`\$1 Today or \$2 Tomorrow?`, a real title) is a dollar sign.

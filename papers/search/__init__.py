@@ -26,6 +26,7 @@ from papers.search.backends import backend_for, facet_counts
 from papers.search.backends.base import CANDIDATES, Backend
 from papers.search.facets import matches_of
 from papers.search.query import ParsedQuery, parse
+from papers.titles import marked_text
 
 COUNT_CAP = 10_000
 SORTS = ("relevance", "newest", "implementations")
@@ -85,8 +86,6 @@ def result_rows(page: SearchPage) -> list[ResultRow]:
 def marked(text: str) -> SafeString:
     """Engine output as HTML: escaped, the match markers as <mark>, its $…$ math
     rendered as the page renders titles and abstracts (papers.titles)."""
-    from papers.titles import marked_text  # it imports this package's match markers
-
     return marked_text(text)
 
 

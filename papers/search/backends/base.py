@@ -32,7 +32,6 @@ from papers.search.facets import FACET_COLUMNS, facet_selects, facets_from
 from papers.search.query import ParsedQuery
 
 CANDIDATES = 5000
-MARK_START, MARK_END = "\x02", "\x03"  # replaced by <mark> after HTML-escaping
 # Orders of a window's rows, over the columns every window carries (see _window): by
 # score (the backend's direction), newest first, most implementations first. Undated
 # papers, and those whose date is flagged uncertain, come last in either engine (the

@@ -14,7 +14,8 @@ from django.db import transaction
 from django.db.models import BigIntegerField, BooleanField, FloatField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 
-from papers.search.backends.base import MARK_END, MARK_START, Backend, FullTextIndex
+from papers.highlights import MARK_END, MARK_START
+from papers.search.backends.base import Backend, FullTextIndex
 from papers.search.query import Term
 
 GIN_INDEX = "papers_paper_search_gin"  # as migration 0002 creates it

@@ -20,7 +20,8 @@ from itertools import islice
 from django.db import transaction
 
 from papers.db import chunks
-from papers.search.backends.base import MARK_END, MARK_START, Backend, FullTextIndex, IndexBatch
+from papers.highlights import MARK_END, MARK_START
+from papers.search.backends.base import Backend, FullTextIndex, IndexBatch
 from papers.search.query import ParsedQuery, Term
 
 _WORD = re.compile(r"[^\W_]+")  # a token of FTS5's unicode61 tokenizer, near enough
