@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from django.db import models, transaction
 from django.urls import reverse
 
+from papers.models.papers import Paper
 from papers.venues import parse
 
 
@@ -83,8 +84,6 @@ def refresh_venues(proceedings: Iterable[str] | None = None) -> int:
     values they held before and hold now). Writes only the rows that changed, deletes
     the venues no visible paper names any more; returns how many rows changed. Two
     queries and the writes (one more for some venues: their other spellings)."""
-    from papers.models import Paper
-
     papers = Paper.objects.visible().exclude(proceeding="").order_by()
     if proceedings is None:
         wanted = None
