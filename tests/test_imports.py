@@ -3,7 +3,8 @@
 Every `import` and `from … import` of every module under papers/ and codewithpapers/ is
 read with `ast` (nothing is imported): those a module runs when it is imported (at its
 top, under `if TYPE_CHECKING:` too, since a circle a type needs is a circle of the
-design), and, in a second check, those inside its functions as well. A function-level
+design), and, in a second check, those inside its functions as well. Importing
+`a.b.c` runs `a` and `a.b` first, unless they are the importer's own packages. A function-level
 import that only dodges a circle hides it; one that defers a heavy optional import
 (pyarrow, tqdm) makes none, and passes.
 """
@@ -72,8 +73,19 @@ def imported(name: str, path: Path, known: dict[str, Path], *, deferred: bool) -
                 base = ".".join([*parent, *([node.module] if node.module else [])])
             names = [f"{base}.{alias.name}" for alias in node.names]
             names = [n if n in known else base for n in names]
-        out.update(t for t in (_target(n, known) for n in names) if t and t != name)
+        for target in filter(None, (_target(n, known) for n in names)):
+            out.update(_runs(target, name, known))
+    out.discard(name)
     return out
+
+
+def _runs(target: str, importer: str, known: dict[str, Path]) -> set[str]:
+    """What importing `target` runs: the module, and first each package above it that
+    is not above the importer too (Python imported those before the importer)."""
+    parts = target.split(".")
+    above = {".".join(parts[:i]) for i in range(1, len(parts))}
+    mine = {".".join(importer.split(".")[:i]) for i in range(1, importer.count(".") + 1)}
+    return {target, *(package for package in above - mine if package in known)}
 
 
 def graph(root: Path, *, deferred: bool, packages: tuple[str, ...] = PACKAGES):
@@ -153,9 +165,13 @@ def test_no_import_inside_a_function_hides_a_circle():
 def test_the_check_names_each_circle_even_one_only_a_type_needs(tmp_path):
     app = tmp_path / "app"
     (app / "sub").mkdir(parents=True)
+    (app / "pkg").mkdir()
     files = {
         "__init__.py": "",
         "sub/__init__.py": "",
+        "pkg/__init__.py": "from app import g\n",
+        "pkg/h.py": "",
+        "g.py": "import app.pkg.h\n",  # runs app/pkg/__init__.py first
         "a.py": "from app.sub import b\n",
         "sub/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import C\n",
         "sub/c.py": "import app.a\n",
@@ -165,9 +181,11 @@ def test_the_check_names_each_circle_even_one_only_a_type_needs(tmp_path):
     for name, text in files.items():
         (app / name).write_text(text)
     assert circles(graph(tmp_path, deferred=False, packages=("app",))) == [
-        ["app.a", "app.sub.b", "app.sub.c", "app.a"]
+        ["app.a", "app.sub.b", "app.sub.c", "app.a"],
+        ["app.g", "app.pkg", "app.g"],
     ]
     assert circles(graph(tmp_path, deferred=True, packages=("app",))) == [
         ["app.a", "app.sub.b", "app.sub.c", "app.a"],
         ["app.e", "app.f", "app.e"],
+        ["app.g", "app.pkg", "app.g"],
     ]
