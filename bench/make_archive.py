@@ -1,4 +1,4 @@
-"""Write a synthetic Papers with Code archive (papers/synthetic.py) to files.
+"""Write a synthetic Papers with Code archive (synthetic/) to files.
 
     .venv/bin/python bench/make_archive.py --papers 576000 --seed 1 --out bench/data/full \\
         --format json.gz
@@ -11,7 +11,7 @@ bytes and seconds. Several formats may be given (--format json.gz --format parqu
 Streaming throughout: JSON arrays are written one record at a time and Parquet in record
 batches, so memory stays bounded whatever --papers is. With --jobs N (default: the CPU
 count, at most 4) the files are written by N worker processes: the archive index (one
-title per paper, see papers/synthetic.py) is drawn once in N parallel parts and handed to
+title per paper, see synthetic/) is drawn once in N parallel parts and handed to
 every worker, and the JSON forms of the per-paper files are written in parts
 concatenated at the end (a .json.gz is then a multi-member gzip stream, which gzip, zcat
 and Python's gzip read as one). Output is byte-identical from run to run (gzip mtime 0).
@@ -43,7 +43,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from papers import synthetic
+import synthetic
 
 FORMATS = ("json.gz", "json", "jsonl", "jsonl.gz", "parquet")
 KINDS = tuple(synthetic.FILE_NAMES)

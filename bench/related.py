@@ -236,7 +236,7 @@ def quality(args) -> None:
 
 def new_papers(path: Path, count: int) -> Path:
     """`count` synthetic papers no database holds yet (their slugs end in -new)."""
-    from papers import synthetic
+    import synthetic
 
     if path.exists():
         return path

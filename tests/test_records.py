@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from papers import synthetic
+import synthetic
 from papers.archive.export.records import export_record, records_queryset
 from papers.models import Paper
 from tests.archive_helpers import run_import, write

@@ -1,4 +1,4 @@
-"""The synthetic archive generator (papers/synthetic.py) and bench/make_archive.py.
+"""The synthetic archive generator (synthetic/) and bench/make_archive.py.
 
 Plain unit tests: no database. A 2,000-paper archive is generated once per module.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from papers import synthetic
+import synthetic
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED, PAPERS = 1, 2_000
@@ -39,7 +39,7 @@ def archive() -> dict[str, list[dict]]:
 _DIGEST = """
 import hashlib, json, sys
 sys.path.insert(0, {root!r})
-from papers import synthetic as s
+import synthetic as s
 seed, papers = {seed}, {papers}
 n = s.archive_sizes(papers)
 digest = hashlib.sha256()

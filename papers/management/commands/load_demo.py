@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from papers import synthetic
+import synthetic
 from papers.archive.importer import import_files
 from papers.models import refresh_browse_counts
 
