@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from papers import synthetic
+import synthetic
 from papers.models import Paper, Venue, linked_records, refresh_browse_counts_of_papers
 from papers.venues import parse
 from tests.archive_helpers import run_import, write

@@ -24,9 +24,9 @@ VACUUM first: migration 0008 rewrote a row per paper with code or samples, and u
 vacuumed every index (the GIN index too) still points at the old rows. Then the index
 is built (~30 s at 576k papers on 2 cores, a SHARE lock on papers_paper: reads go on,
 writes wait). An import that defers the other indexes builds this one at its end too
-(papers.archive.write.indexes). btree_gist is a contrib extension, shipped with PostgreSQL
-like unaccent (0002), and trusted: a database owner may create it. SQLite: nothing to
-do (FTS5 yields matches in rowid order).
+(papers.archive.engines.postgresql.indexes). btree_gist is a contrib extension, shipped
+with PostgreSQL like unaccent (0002), and trusted: a database owner may create it.
+SQLite: nothing to do (FTS5 yields matches in rowid order).
 """
 
 from django.db import migrations
