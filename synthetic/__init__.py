@@ -32,6 +32,7 @@ texts with non-ASCII, ~2% with LaTeX, a few with stray HTML.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import hashlib
 import itertools
@@ -1381,13 +1382,7 @@ def _paper(seed: int, i: int, cat: _Catalog, index: _Index) -> _Paper:
     openreview_id = (
         "".join(rng.choice(_OR_ALPHABET) for _ in range(10)) if rng.random() < 0.08 else None
     )
-    proceeding = conference = None
-    if rng.random() < 0.25:
-        conf, conf_month = _CONFERENCES[rng.randrange(len(_CONFERENCES))]
-        conf_year = year + (1 if conf_month < month and rng.random() < 0.7 else 0)
-        proceeding = f"{conf} {conf_year} {conf_month}"
-        if rng.random() < 0.9:
-            conference = f"{conf.lower()}-{conf_year}-{conf_month}"
+    proceeding, conference = _proceeding(rng, year, month)
     if arxiv_id:
         url_abs = f"https://arxiv.org/abs/{arxiv_id}v{version}"
         url_pdf = f"https://arxiv.org/pdf/{arxiv_id}v{version}.pdf"
@@ -1395,41 +1390,13 @@ def _paper(seed: int, i: int, cat: _Catalog, index: _Index) -> _Paper:
         url_abs = f"https://openreview.net/forum?id={openreview_id}"
         url_pdf = f"https://openreview.net/pdf?id={openreview_id}"
     else:
-        roll = rng.random()
-        if roll < 0.3:
-            venue = rng.choice(("acl", "emnlp", "naacl", "coling"))
-            url_abs = f"https://aclanthology.org/{year}.{venue}-main.{rng.randint(1, 900)}/"
-            url_pdf = url_abs[:-1] + ".pdf"
-        elif roll < 0.5:
-            digest = _hex(rng, 32)
-            url_abs = f"https://papers.nips.cc/paper/{year}/hash/{digest}-Abstract.html"
-            url_pdf = f"https://papers.nips.cc/paper/{year}/file/{digest}-Paper.pdf"
-        elif roll < 0.75:
-            url_abs = f"https://ieeexplore.ieee.org/document/{rng.randint(1_000_000, 9_999_999)}"
-            url_pdf = None
-        elif roll < 0.9:
-            url_abs = (
-                f"https://link.springer.com/chapter/10.1007/978-3-030-"
-                f"{rng.randint(10_000, 99_999)}-{rng.randint(0, 9)}_{rng.randint(1, 60)}"
-            )
-            url_pdf = ""
-        else:
-            url_abs, url_pdf = None, None
-    date: str | None = f"{year:04d}-{month:02d}-{day:02d}"
-    odd = _unit(seed, i, _S_ODD_DATE)
-    if odd < 0.0005:  # impossible dates: long before arXiv, or after the snapshot
-        if odd < 0.0002:
-            date = f"{rng.choice((1001, 1800, 1899, 1900 - rng.randint(1, 300))):04d}-01-01"
-        else:
-            date = f"{rng.choice((2025, 2026, 2027, 2030, 2099))}-{rng.randint(8, 12):02d}-15"
-    elif odd < 0.0015:
-        date = None
+        url_abs, url_pdf = _venue_urls(rng, year)
     return _Paper(
         index=i,
         slug=slug,
         title=title,
         arxiv_id=arxiv_id,
-        date=date,
+        date=_paper_date(seed, i, rng, year, month, day),
         url_abs=url_abs,
         url_pdf=url_pdf,
         proceeding=proceeding,
@@ -1439,6 +1406,59 @@ def _paper(seed: int, i: int, cat: _Catalog, index: _Index) -> _Paper:
         task=task,
         year=year,
     )
+
+
+def _proceeding(rng: random.Random, year: int, month: int) -> tuple[str | None, str | None]:
+    """A quarter of the papers appeared at a conference: (proceeding, conference)."""
+    proceeding = conference = None
+    if rng.random() < 0.25:
+        conf, conf_month = _CONFERENCES[rng.randrange(len(_CONFERENCES))]
+        conf_year = year + (1 if conf_month < month and rng.random() < 0.7 else 0)
+        proceeding = f"{conf} {conf_year} {conf_month}"
+        if rng.random() < 0.9:
+            conference = f"{conf.lower()}-{conf_year}-{conf_month}"
+    return proceeding, conference
+
+
+def _venue_urls(rng: random.Random, year: int) -> tuple[str | None, str | None]:
+    """(url_abs, url_pdf) of a paper neither on arXiv nor on OpenReview."""
+    roll = rng.random()
+    if roll < 0.3:
+        venue = rng.choice(("acl", "emnlp", "naacl", "coling"))
+        url_abs = f"https://aclanthology.org/{year}.{venue}-main.{rng.randint(1, 900)}/"
+        return url_abs, url_abs[:-1] + ".pdf"
+    if roll < 0.5:
+        digest = _hex(rng, 32)
+        return (
+            f"https://papers.nips.cc/paper/{year}/hash/{digest}-Abstract.html",
+            f"https://papers.nips.cc/paper/{year}/file/{digest}-Paper.pdf",
+        )
+    if roll < 0.75:
+        return f"https://ieeexplore.ieee.org/document/{rng.randint(1_000_000, 9_999_999)}", None
+    if roll < 0.9:
+        url_abs = (
+            f"https://link.springer.com/chapter/10.1007/978-3-030-"
+            f"{rng.randint(10_000, 99_999)}-{rng.randint(0, 9)}_{rng.randint(1, 60)}"
+        )
+        return url_abs, ""
+    return None, None
+
+
+def _paper_date(
+    seed: int, i: int, rng: random.Random, year: int, month: int, day: int
+) -> str | None:
+    """The paper's date; a few are impossible (long before arXiv, or after the
+    snapshot) and a few missing, as in the dumps."""
+    date: str | None = f"{year:04d}-{month:02d}-{day:02d}"
+    odd = _unit(seed, i, _S_ODD_DATE)
+    if odd < 0.0005:
+        if odd < 0.0002:
+            date = f"{rng.choice((1001, 1800, 1899, 1900 - rng.randint(1, 300))):04d}-01-01"
+        else:
+            date = f"{rng.choice((2025, 2026, 2027, 2030, 2099))}-{rng.randint(8, 12):02d}-15"
+    elif odd < 0.0015:
+        date = None
+    return date
 
 
 def _prepare(seed: int, papers: int) -> tuple[_Catalog, _Index]:
@@ -1460,8 +1480,6 @@ def _junk_word(rng: random.Random, k: int) -> str:
 @functools.lru_cache(maxsize=4)
 def _method_catalog(seed: int, n: int, papers: int) -> tuple[dict[str, Any], ...]:
     """The methods dump, in popularity order (index 0 is the most used method)."""
-    _, topics, functional = _language()
-    colls, by_area = _collections(seed)
     rng = _rng(seed, _S_METHODS)
     popularity = _zipf_cum(n, 1.05, 3.0)
     total = popularity[-1]
@@ -1470,73 +1488,93 @@ def _method_catalog(seed: int, n: int, papers: int) -> tuple[dict[str, Any], ...
     seen: set[str] = set()
     junk_at = {rng.randrange(n // 3, n) for _ in range(max(2, n // 2500))}
     dup_at = rng.randrange(n // 2, n)
-    area_ids = list(_COLLECTION_STEMS)
     while len(rows) < n:
         k = len(rows)
         share = (popularity[k] - (popularity[k - 1] if k else 0.0)) / total
         num_papers = max(0, round(mentions * share * rng.uniform(0.5, 1.5)) - rng.randint(0, 2))
         if k in junk_at:
-            name = _junk_word(rng, 3)
-            if _name_slug(name) in seen:
-                continue
-            seen.add(_name_slug(name))
-            desc = name[::-1] + name
-            rows.append(_method_row(rng, name, _junk_word(rng, 3), desc, seed, papers, [], 2000))
-            rows[-1]["num_papers"] = rng.randint(0, 9)
-            continue
-        if k == dup_at and rows:  # a case-only duplicate of an earlier method's name
-            original = rows[rng.randrange(len(rows))]
-            if original["url"].rsplit("/", 1)[1] + "-1" in seen:
+            row = _junk_method(rng, seen, seed, papers)
+        elif k == dup_at and rows:  # a case-only duplicate of an earlier method's name
+            row = _case_duplicate(rng, rows, seen)
+            if row is None:
                 dup_at += 1
-                continue
-            seen.add(original["url"].rsplit("/", 1)[1] + "-1")
-            dup = dict(original)
-            dup["name"] = (
-                original["name"].lower()
-                if original["name"] != original["name"].lower()
-                else original["name"].upper()
-            )
-            dup["url"] = original["url"] + "-1"
-            dup["num_papers"] = rng.randint(0, 5)
-            rows.append(dup)
-            continue
-        area_id = rng.choices(area_ids, weights=(35, 35, 10, 6, 6, 4, 4))[0]
-        topic = next((t for t in topics if t.method_area == area_id), topics[7])
-        full = f"{rng.choice(_METHOD_ADJ)} {rng.choice(_METHOD_CORE)}"
-        if rng.random() < 0.35:
-            full = f"{rng.choice(_METHOD_ADJ)} {full}"
-        if rng.random() < 0.15:
-            full += f" for {rng.choice(topic.bases)}"
-        style = rng.random()
-        if style < 0.45:
-            name = "".join(w[0] for w in re.split(r"[\s-]+", full) if w[:1].isalpha()).upper()
-        elif style < 0.8:
-            name = _Text(rng, topic, functional).model_name()
         else:
-            name = full
-        if _name_slug(name) in seen:
-            name = f"{name}-{rng.choice(('v2', 'II', 'X', 'Lite', 'Plus'))}"
-            if _name_slug(name) in seen:
-                continue
-        seen.add(_name_slug(name))
-        ncol = rng.choices((0, 1, 2, 3, 4), cum_weights=(1, 80, 96, 99.5, 100))[0]
-        area_colls = by_area[area_id] + by_area["general"]
-        collections = [colls[c] for c in dict.fromkeys(rng.sample(area_colls, ncol))]
-        if rng.random() < 0.002:
-            collections.append(colls[-1])
-        text = _Text(rng, topic, functional)
-        year = 2000  # the dumps' placeholder for most methods
-        if rng.random() < 0.07:
-            year = (
-                rng.choice((1983, 1993, 1998, 2009))
-                if rng.random() < 0.3
-                else rng.randint(2005, 2024)
-            )
-        desc = _method_description(rng, text, name, full, rows)
-        row = _method_row(rng, name, full, desc, seed, papers, collections, year)
-        row["num_papers"] = num_papers
-        rows.append(row)
+            row = _method(rng, seen, seed, papers, rows)
+            if row is not None:
+                row["num_papers"] = num_papers
+        if row is not None:
+            rows.append(row)
     return tuple(rows)
+
+
+def _junk_method(rng: random.Random, seen: set[str], seed: int, papers: int) -> dict | None:
+    """Keyboard mash, as the dump has a few (None: its name was taken)."""
+    name = _junk_word(rng, 3)
+    if _name_slug(name) in seen:
+        return None
+    seen.add(_name_slug(name))
+    desc = name[::-1] + name
+    row = _method_row(rng, name, _junk_word(rng, 3), desc, seed, papers, [], 2000)
+    row["num_papers"] = rng.randint(0, 9)
+    return row
+
+
+def _case_duplicate(rng: random.Random, rows: list[dict], seen: set[str]) -> dict | None:
+    """An earlier method again, its name in another case (None: that one was taken)."""
+    original = rows[rng.randrange(len(rows))]
+    if original["url"].rsplit("/", 1)[1] + "-1" in seen:
+        return None
+    seen.add(original["url"].rsplit("/", 1)[1] + "-1")
+    dup = dict(original)
+    dup["name"] = (
+        original["name"].lower()
+        if original["name"] != original["name"].lower()
+        else original["name"].upper()
+    )
+    dup["url"] = original["url"] + "-1"
+    dup["num_papers"] = rng.randint(0, 5)
+    return dup
+
+
+def _method(
+    rng: random.Random, seen: set[str], seed: int, papers: int, rows: list[dict]
+) -> dict | None:
+    """A method of some area, its name an acronym, a model's name or its full name
+    (None: every spelling tried was taken)."""
+    _, topics, functional = _language()
+    colls, by_area = _collections(seed)
+    area_id = rng.choices(list(_COLLECTION_STEMS), weights=(35, 35, 10, 6, 6, 4, 4))[0]
+    topic = next((t for t in topics if t.method_area == area_id), topics[7])
+    full = f"{rng.choice(_METHOD_ADJ)} {rng.choice(_METHOD_CORE)}"
+    if rng.random() < 0.35:
+        full = f"{rng.choice(_METHOD_ADJ)} {full}"
+    if rng.random() < 0.15:
+        full += f" for {rng.choice(topic.bases)}"
+    style = rng.random()
+    if style < 0.45:
+        name = "".join(w[0] for w in re.split(r"[\s-]+", full) if w[:1].isalpha()).upper()
+    elif style < 0.8:
+        name = _Text(rng, topic, functional).model_name()
+    else:
+        name = full
+    if _name_slug(name) in seen:
+        name = f"{name}-{rng.choice(('v2', 'II', 'X', 'Lite', 'Plus'))}"
+        if _name_slug(name) in seen:
+            return None
+    seen.add(_name_slug(name))
+    ncol = rng.choices((0, 1, 2, 3, 4), cum_weights=(1, 80, 96, 99.5, 100))[0]
+    area_colls = by_area[area_id] + by_area["general"]
+    collections = [colls[c] for c in dict.fromkeys(rng.sample(area_colls, ncol))]
+    if rng.random() < 0.002:
+        collections.append(colls[-1])
+    text = _Text(rng, topic, functional)
+    year = 2000  # the dumps' placeholder for most methods
+    if rng.random() < 0.07:
+        year = (
+            rng.choice((1983, 1993, 1998, 2009)) if rng.random() < 0.3 else rng.randint(2005, 2024)
+        )
+    desc = _method_description(rng, text, name, full, rows)
+    return _method_row(rng, name, full, desc, seed, papers, collections, year)
 
 
 def _method_description(rng, text: _Text, name: str, full: str, rows) -> str:
@@ -1716,18 +1754,7 @@ def _dataset_row(seed: int, k: int, n: int, entry: _DatasetEntry, papers: int) -
     topic = topics[entry.topic]
     text = _Text(rng, topic, functional)
     name, slug = entry.name, entry.slug
-    paper_obj = introduced = None
-    source = ""
-    if entry.paper >= 0:
-        ref = _paper(seed, entry.paper, cat, index)
-        paper_obj = {"title": ref.title, "url": ref.url}
-        introduced = ref.date
-        link = f"/paper/{ref.slug}" if rng.random() < 0.7 else (ref.url_abs or ref.url)
-        source = f"\r\n\r\nSource: [{ref.title}]({link})"
-    elif rng.random() < 0.5:
-        introduced = f"{rng.randint(1998, 2025)}-{rng.randint(1, 12):02d}-01"
-        if rng.random() < 0.02:
-            introduced = f"{rng.randint(2026, 2031)}-{rng.randint(1, 12):02d}-01"
+    paper_obj, introduced, source = _dataset_paper(seed, rng, entry, cat, index)
     thing = rng.choice(text.content_words(3))
     count = f"{rng.randint(1, 999):,}" if rng.random() < 0.5 else f"{rng.randint(1, 90)}k"
     description = (
@@ -1744,29 +1771,8 @@ def _dataset_row(seed: int, k: int, n: int, entry: _DatasetEntry, papers: int) -
     if rng.random() < 0.25:
         picked = rng.sample(("val", "test", "10%", "full", "clean", "5-shot"), rng.randint(1, 3))
         variants += [f"{name} ({v})" for v in picked]
-    loaders = []
-    pool = cat.sizes.repos
-    for _ in range(rng.choices((0, 1, 2, 3), cum_weights=(55, 85, 97, 100))[0]):
-        if rng.random() < 0.5:
-            loaders.append(
-                {
-                    "url": f"https://huggingface.co/datasets/{slug}",
-                    "repo": "https://github.com/huggingface/datasets",
-                    "frameworks": ["jax", "pytorch", "tf"],
-                }
-            )
-        else:
-            repo = _repo(seed, rng.randrange(pool), pool)
-            loaders.append({"url": repo.url, "repo": repo.url, "frameworks": [repo.framework]})
-    homepage = None
-    if rng.random() < 0.7:
-        homepage = rng.choice(
-            (
-                f"https://{slug}.github.io/",
-                f"https://www.{slug.split('-')[0]}.org/data",
-                f"https://github.com/{slug}/{slug}",
-            )
-        )
+    loaders = _data_loaders(seed, rng, slug, cat.sizes.repos)
+    homepage = _homepage(rng, slug)
     full_name = name
     if rng.random() < 0.6:
         words = " ".join(_cap(w) for w in text.content_words(rng.randint(2, 4)))
@@ -1798,6 +1804,56 @@ def _dataset_row(seed: int, k: int, n: int, entry: _DatasetEntry, papers: int) -
         "num_papers": max(0, round(papers * 0.6 * share * rng.uniform(0.5, 1.5))),
         "data_loaders": loaders,
     }
+
+
+def _dataset_paper(
+    seed: int, rng: random.Random, entry: _DatasetEntry, cat: _Catalog, index: _Index
+) -> tuple[dict | None, str | None, str]:
+    """The paper that introduced the dataset (or none), its date (or another, or none),
+    and the description's closing "Source:" line."""
+    if entry.paper >= 0:
+        ref = _paper(seed, entry.paper, cat, index)
+        link = f"/paper/{ref.slug}" if rng.random() < 0.7 else (ref.url_abs or ref.url)
+        return (
+            {"title": ref.title, "url": ref.url},
+            ref.date,
+            f"\r\n\r\nSource: [{ref.title}]({link})",
+        )
+    introduced = None
+    if rng.random() < 0.5:
+        introduced = f"{rng.randint(1998, 2025)}-{rng.randint(1, 12):02d}-01"
+        if rng.random() < 0.02:
+            introduced = f"{rng.randint(2026, 2031)}-{rng.randint(1, 12):02d}-01"
+    return None, introduced, ""
+
+
+def _homepage(rng: random.Random, slug: str) -> str | None:
+    if rng.random() < 0.7:
+        return rng.choice(
+            (
+                f"https://{slug}.github.io/",
+                f"https://www.{slug.split('-')[0]}.org/data",
+                f"https://github.com/{slug}/{slug}",
+            )
+        )
+    return None
+
+
+def _data_loaders(seed: int, rng: random.Random, slug: str, pool: int) -> list[dict[str, Any]]:
+    loaders = []
+    for _ in range(rng.choices((0, 1, 2, 3), cum_weights=(55, 85, 97, 100))[0]):
+        if rng.random() < 0.5:
+            loaders.append(
+                {
+                    "url": f"https://huggingface.co/datasets/{slug}",
+                    "repo": "https://github.com/huggingface/datasets",
+                    "frameworks": ["jax", "pytorch", "tf"],
+                }
+            )
+        else:
+            repo = _repo(seed, rng.randrange(pool), pool)
+            loaders.append({"url": repo.url, "repo": repo.url, "frameworks": [repo.framework]})
+    return loaders
 
 
 @functools.lru_cache(maxsize=4)
@@ -2070,16 +2126,33 @@ def _evaluation_plan(seed: int, papers: int, rows: int):
     n_top = min(len(order), max(5, round(1_280 * f)))
     n_sub = min(len(order) - n_top, max(6, round(1_700 * f)))
     top = order[:n_top]
-    children: dict[int, list[int]] = {t: [] for t in order[: n_top + n_sub]}
+    children = _task_forest(rng, top, order[n_top : n_top + n_sub])
+    occurrences = _occurrences(top, children)
+    by_task: dict[int, list[int]] = {}
+    for d, entry in enumerate(datasets):
+        for task_i in entry.tasks:
+            by_task.setdefault(task_i, []).append(d)
+    boards = _plan_boards(rng, cat, datasets, by_task, order[: n_top + n_sub], rows)
+    _scale_boards(boards, occurrences, rows)
+    boards_by_task: dict[int, list[_Board]] = {}
+    for b in boards:
+        boards_by_task.setdefault(b.task, []).append(b)
+    return top, children, boards_by_task
+
+
+def _task_forest(rng: random.Random, top: list[int], subtasks: list[int]) -> dict[int, list[int]]:
+    """Each task's subtasks: the subtasks placed under a top-level task or under another
+    subtask (up to 3 deep), and some then repeated under other top-level parents (never
+    under their own ancestors)."""
+    children: dict[int, list[int]] = {t: [] for t in [*top, *subtasks]}
     depth = dict.fromkeys(top, 0)
     placed: list[int] = []
-    for t in order[n_top : n_top + n_sub]:
+    for t in subtasks:
         options = [c for c in placed if depth[c] < 3]
         parent = rng.choice(options) if options and rng.random() < 0.35 else rng.choice(top)
         children[parent].append(t)
         depth[t] = depth[parent] + 1
         placed.append(t)
-    # Some subtasks recur under other top-level parents (never under their own ancestors).
     shared = [t for t in placed if not children[t]]
     rng.shuffle(shared)
     n_shared = max(1, len(placed) // 10) if placed else 0
@@ -2088,15 +2161,15 @@ def _evaluation_plan(seed: int, papers: int, rows: int):
         for parent in rng.sample(top, min(len(top), rng.randint(1, 2))):
             if parent not in ancestors[t] and t not in children[parent]:
                 children[parent].append(t)
-    occurrences = _occurrences(top, children)
-    by_task: dict[int, list[int]] = {}
-    for d, entry in enumerate(datasets):
-        for task_i in entry.tasks:
-            by_task.setdefault(task_i, []).append(d)
+    return children
+
+
+def _plan_boards(rng: random.Random, cat, datasets, by_task, tasks: list[int], rows: int):
+    """A few leaderboards for most tasks, mostly on datasets of the task's own."""
     _, topics, _ = _language()
     boards: list[_Board] = []
     max_boards = max(1, rows // 3)
-    for t in order[: n_top + n_sub]:
+    for t in tasks:
         task = cat.tasks[t]
         k = rng.choices((0, 1, 2, 3, 4, 6), cum_weights=(20, 55, 75, 87, 95, 100))[0]
         pool = by_task.get(t) or []
@@ -2112,30 +2185,31 @@ def _evaluation_plan(seed: int, papers: int, rows: int):
                 metrics.append("Params")
             weight = max(1, int(rng.paretovariate(1.2)))
             boards.append(_Board(t, name, _name_slug(name), metrics, weight, rng.getrandbits(48)))
-    # Scale the board sizes so that all emitted rows (shared subtasks count once per
-    # occurrence) add up to ``rows`` exactly.
+    return boards
+
+
+def _scale_boards(boards: list[_Board], occurrences: dict[int, int], rows: int) -> None:
+    """Scale the board sizes so that all emitted rows (shared subtasks count once per
+    occurrence) add up to ``rows`` exactly."""
     mult = [occurrences.get(b.task, 0) for b in boards]
     emitted = sum(m * b.rows for m, b in zip(mult, boards, strict=True))
-    if emitted:
-        scale = rows / emitted
-        for b in boards:
-            b.rows = max(1, int(b.rows * scale))
-        singles = [b for m, b in zip(mult, boards, strict=True) if m == 1]
-        diff = rows - sum(m * b.rows for m, b in zip(mult, boards, strict=True))
-        step = 0
-        while diff and singles and step < 10 * len(singles) + abs(diff):
-            b = singles[step % len(singles)]
-            if diff > 0:
-                b.rows += 1
-                diff -= 1
-            elif b.rows > 1:
-                b.rows -= 1
-                diff += 1
-            step += 1
-    boards_by_task: dict[int, list[_Board]] = {}
+    if not emitted:
+        return
+    scale = rows / emitted
     for b in boards:
-        boards_by_task.setdefault(b.task, []).append(b)
-    return top, children, boards_by_task
+        b.rows = max(1, int(b.rows * scale))
+    singles = [b for m, b in zip(mult, boards, strict=True) if m == 1]
+    diff = rows - sum(m * b.rows for m, b in zip(mult, boards, strict=True))
+    step = 0
+    while diff and singles and step < 10 * len(singles) + abs(diff):
+        b = singles[step % len(singles)]
+        if diff > 0:
+            b.rows += 1
+            diff -= 1
+        elif b.rows > 1:
+            b.rows -= 1
+            diff += 1
+        step += 1
 
 
 def _ancestors(children: dict[int, list[int]]) -> dict[int, set[int]]:
@@ -2211,37 +2285,9 @@ def _board_object(seed, papers, board: _Board, task: _Task, cat, index) -> dict[
     candidates = index.papers_by_task().get(board.task)
     rows = []
     for r in range(board.rows):
-        roll = rng.random()
-        title, url, date, code_links = "", "", None, []
-        if roll < 0.8:
-            if candidates and rng.random() < 0.7:
-                i = candidates[rng.randrange(len(candidates))]
-            else:
-                i = rng.randrange(papers)
-            p = _paper(seed, i, cat, index)
-            title, date = p.title, p.date
-            if p.arxiv_id and rng.random() < 0.8:
-                scheme = "http" if rng.random() < 0.7 else "https"
-                version = f"v{rng.randint(1, 4)}" if rng.random() < 0.85 else ""
-                url = f"{scheme}://arxiv.org/abs/{p.arxiv_id}{version}"
-            else:
-                url = p.url
-            for link in _links(seed, i, cat.sizes.repos)[: rng.randint(0, 2)]:
-                repo = _repo(seed, link.repo, cat.sizes.repos)
-                code_links.append({"title": repo.full_name, "url": repo.url})
-        elif roll < 0.9:  # a paper the archive does not hold
-            year = rng.randint(2016, 2025)
-            month = rng.randint(1, 12 if year < 2025 else 7)
-            title = _make_title(text, task.name)
-            date = f"{year}-{month:02d}-{rng.randint(1, 28):02d}"
-            if rng.random() < 0.6:
-                number = rng.randint(95_000, 99_999)  # a band the archive's ids never use
-                url = f"http://arxiv.org/abs/{year % 100:02d}{month:02d}.{number}v1"
-            else:
-                suffix = rng.randint(10**6, 10**7)  # never an archive slug's "-N"
-                url = f"https://paperswithcode.com/paper/{slugify(title)}-{suffix}"
-        elif rng.random() < 0.5:
-            date = f"{rng.randint(2016, 2025)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        title, url, date, code_links = _row_paper(
+            seed, papers, rng, text, task, candidates, cat, index
+        )
         metrics = {
             m: _metric_value(rng, m, r, base) for m, base in zip(board.metrics, bases, strict=True)
         }
@@ -2274,6 +2320,44 @@ def _board_object(seed, papers, board: _Board, task: _Task, cat, index) -> dict[
         "sota": {"metrics": list(board.metrics), "rows": rows},
         "subdatasets": [],
     }
+
+
+def _row_paper(seed, papers, rng, text: _Text, task: _Task, candidates, cat, index):
+    """A leaderboard row's paper: (title, url, date, code links). Mostly one of the
+    archive's (of the board's task, more often than not); else one it does not hold, or
+    none at all, sometimes with a date."""
+    title, url, date, code_links = "", "", None, []
+    roll = rng.random()
+    if roll < 0.8:
+        if candidates and rng.random() < 0.7:
+            i = candidates[rng.randrange(len(candidates))]
+        else:
+            i = rng.randrange(papers)
+        p = _paper(seed, i, cat, index)
+        title, date = p.title, p.date
+        if p.arxiv_id and rng.random() < 0.8:
+            scheme = "http" if rng.random() < 0.7 else "https"
+            version = f"v{rng.randint(1, 4)}" if rng.random() < 0.85 else ""
+            url = f"{scheme}://arxiv.org/abs/{p.arxiv_id}{version}"
+        else:
+            url = p.url
+        for link in _links(seed, i, cat.sizes.repos)[: rng.randint(0, 2)]:
+            repo = _repo(seed, link.repo, cat.sizes.repos)
+            code_links.append({"title": repo.full_name, "url": repo.url})
+    elif roll < 0.9:  # a paper the archive does not hold
+        year = rng.randint(2016, 2025)
+        month = rng.randint(1, 12 if year < 2025 else 7)
+        title = _make_title(text, task.name)
+        date = f"{year}-{month:02d}-{rng.randint(1, 28):02d}"
+        if rng.random() < 0.6:
+            number = rng.randint(95_000, 99_999)  # a band the archive's ids never use
+            url = f"http://arxiv.org/abs/{year % 100:02d}{month:02d}.{number}v1"
+        else:
+            suffix = rng.randint(10**6, 10**7)  # never an archive slug's "-N"
+            url = f"https://paperswithcode.com/paper/{slugify(title)}-{suffix}"
+    elif rng.random() < 0.5:
+        date = f"{rng.randint(2016, 2025)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    return title, url, date, code_links
 
 
 # --- seed-shaped records ----------------------------------------------------------------------
@@ -2346,88 +2430,8 @@ def _record(seed, p: _Paper, body, links, sizes: Sizes, introduced_m, introduced
     rng = _rng(seed, p.index, _S_RECORD2)
     _, topics, functional = _language()
     text = _Text(rng, topics[p.topic], functional)
-    pool = sizes.repos
-    code_links = []
-    repos: list[tuple[_Repo, str]] = []  # (repo, kind)
-    for link in links:
-        repo = _repo(seed, link.repo, pool)
-        code_links.append(
-            {
-                "paper_slug": p.slug,
-                "repo_url": repo.url,
-                "is_official": int(link.is_official),
-                "mentioned_in_paper": int(link.mentioned_in_paper),
-                "mentioned_in_github": int(link.mentioned_in_github),
-                "framework": repo.framework,
-                "reach": repo.reach_obj,
-            }
-        )
-        kind = (
-            "official"
-            if link.is_official
-            else "named_in_paper"
-            if link.mentioned_in_paper
-            else "listed"
-        )
-        repos.append((repo, kind))
-    linked = {r.index for r, _ in repos}
-    harvested = 0 if repos and rng.random() < 0.6 else rng.randint(1, 2)
-    for _ in range(harvested):
-        r = rng.randrange(pool)
-        if r in linked:
-            continue
-        linked.add(r)
-        repos.append(
-            (_repo(seed, r, pool), "found_in_text" if rng.random() < 0.4 else "community")
-        )
-    n_samples = 1 + min(29, int(rng.expovariate(1 / 7)))
-    repo_weights = [3 if k == 0 else 1 for k in range(len(repos))]
-    samples = []
-    for _ in range(n_samples):
-        repo, kind = rng.choices(repos, weights=repo_weights)[0]
-        language = repo.language if rng.random() < 0.9 else "python"
-        status = _pick(rng, _STATUSES, _STATUS_CUM)
-        if status == "ran":
-            tier = None
-        elif status in CONTRACT_CHECK:
-            tier = rng.choice(("deterministic", "deterministic", "well_formed", "metamorphic"))
-        else:
-            tier = None
-        path = _path(rng, text, language)
-        digest = _hex(rng, 16)
-        samples.append(
-            {
-                "code_sha256_prefix": digest,
-                "entry": _entry(rng, text, language),
-                "repo": repo.full_name,
-                "repo_kind": kind,
-                "path": path,
-                "file_url": f"{repo.url}/blob/HEAD/{path}",
-                "link_basis": "harvester_set" if kind != "found_in_text" else "paper_text",
-                "language": language,
-                "status": status,
-                "verification_level": 0
-                if status not in CONTRACT_CHECK
-                else rng.choice((1, 1, 1, 2)),
-                "contract_check": CONTRACT_CHECK.get(status),
-                "metamorphic_tier": tier,
-                "behaviour_fingerprint": rng.random() < 0.4,
-                "licence": repo.spdx,
-                "inline_ok": repo.spdx in _PERMISSIVE,
-                "mcp_get_code": {"code_sha256": digest},
-            }
-        )
-    samples.sort(key=lambda s: (s["entry"], s["path"]))
-    summary: dict[str, int] = {}
-    by_kind: dict[str, dict[str, Any]] = {}
-    for s in samples:
-        summary[s["status"]] = summary.get(s["status"], 0) + 1
-        entry = by_kind.setdefault(s["repo_kind"], {"samples": 0, "ran": 0, "repos": set()})
-        entry["samples"] += 1
-        entry["ran"] += s["status"].startswith("ran")
-        entry["repos"].add(s["repo"])
-    key = p.arxiv_id or p.slug
-    mcp_key = {"arxiv_id": p.arxiv_id} if p.arxiv_id else {"paper_slug": p.slug}
+    code_links, repos = _record_repos(seed, rng, p, links, sizes.repos)
+    samples = _samples(rng, text, repos)
     read_at = 1_790_000_000 + _mix(seed, p.index, _S_RECORD2) % 2_000_000
     results = []
     if rng.random() < 0.12 and body["tasks"]:
@@ -2470,39 +2474,136 @@ def _record(seed, p: _Paper, body, links, sizes: Sizes, introduced_m, introduced
         "datasets_introduced": sorted(introduced_d.get(p.slug, [])),
         "methods_introduced": sorted(introduced_m.get(p.slug, [])),
         "results": results,
-        "syntology": {
-            "syntology_url": f"https://syntology.ai/paper/{key}",
-            "atlas_url": f"https://app.syntology.ai/?focus={key}",
-            "mcp": {"get_harvested_code_for_paper": mcp_key},
-            "developers": "https://syntology.ai/developers",
-            "read_at": _iso(read_at),
-            "read_at_is": READ_AT_IS,
-            "claim": CLAIM,
-            "repos": [
-                {
-                    "provenance": ARCHIVE_PROVENANCE
-                    if kind in ("official", "named_in_paper", "listed")
-                    else f"syntology:{kind}",
-                    "url": repo.url,
-                    "reach": repo.reach_obj,
-                }
-                for repo, kind in repos
-            ],
-            "summary": summary,
-            "by_repo_kind": {
-                kind: {"samples": e["samples"], "ran": e["ran"], "repositories": len(e["repos"])}
-                for kind, e in by_kind.items()
-            },
-            "repo_kind_vocabulary": dict(REPO_KIND_VOCABULARY),
-            "n_pointer_only_for_licence": sum(not s["inline_ok"] for s in samples),
-            "samples": samples,
-        },
+        "syntology": _syntology(p, read_at, repos, samples),
         "arxiv_metadata": arxiv_metadata,
         "syntology_extracted_results": None,
     }
 
 
-def _iso(epoch: int) -> str:
-    import datetime as dt
+def _record_repos(seed, rng, p: _Paper, links, pool: int):
+    """The record's code links, and its report's repositories with their kind: the
+    linked ones, and often one or two the harvester found elsewhere."""
+    code_links = []
+    repos: list[tuple[_Repo, str]] = []  # (repo, kind)
+    for link in links:
+        repo = _repo(seed, link.repo, pool)
+        code_links.append(
+            {
+                "paper_slug": p.slug,
+                "repo_url": repo.url,
+                "is_official": int(link.is_official),
+                "mentioned_in_paper": int(link.mentioned_in_paper),
+                "mentioned_in_github": int(link.mentioned_in_github),
+                "framework": repo.framework,
+                "reach": repo.reach_obj,
+            }
+        )
+        kind = (
+            "official"
+            if link.is_official
+            else "named_in_paper"
+            if link.mentioned_in_paper
+            else "listed"
+        )
+        repos.append((repo, kind))
+    linked = {r.index for r, _ in repos}
+    harvested = 0 if repos and rng.random() < 0.6 else rng.randint(1, 2)
+    for _ in range(harvested):
+        r = rng.randrange(pool)
+        if r in linked:
+            continue
+        linked.add(r)
+        repos.append(
+            (_repo(seed, r, pool), "found_in_text" if rng.random() < 0.4 else "community")
+        )
+    return code_links, repos
 
+
+def _samples(rng, text: _Text, repos: list[tuple[_Repo, str]]) -> list[dict[str, Any]]:
+    """1-30 samples from the report's repositories (the first weighs most), in the
+    order the site lists them."""
+    n_samples = 1 + min(29, int(rng.expovariate(1 / 7)))
+    repo_weights = [3 if k == 0 else 1 for k in range(len(repos))]
+    samples = []
+    for _ in range(n_samples):
+        repo, kind = rng.choices(repos, weights=repo_weights)[0]
+        language = repo.language if rng.random() < 0.9 else "python"
+        status = _pick(rng, _STATUSES, _STATUS_CUM)
+        if status == "ran":
+            tier = None
+        elif status in CONTRACT_CHECK:
+            tier = rng.choice(("deterministic", "deterministic", "well_formed", "metamorphic"))
+        else:
+            tier = None
+        path = _path(rng, text, language)
+        digest = _hex(rng, 16)
+        samples.append(
+            {
+                "code_sha256_prefix": digest,
+                "entry": _entry(rng, text, language),
+                "repo": repo.full_name,
+                "repo_kind": kind,
+                "path": path,
+                "file_url": f"{repo.url}/blob/HEAD/{path}",
+                "link_basis": "harvester_set" if kind != "found_in_text" else "paper_text",
+                "language": language,
+                "status": status,
+                "verification_level": 0
+                if status not in CONTRACT_CHECK
+                else rng.choice((1, 1, 1, 2)),
+                "contract_check": CONTRACT_CHECK.get(status),
+                "metamorphic_tier": tier,
+                "behaviour_fingerprint": rng.random() < 0.4,
+                "licence": repo.spdx,
+                "inline_ok": repo.spdx in _PERMISSIVE,
+                "mcp_get_code": {"code_sha256": digest},
+            }
+        )
+    samples.sort(key=lambda s: (s["entry"], s["path"]))
+    return samples
+
+
+def _syntology(p: _Paper, read_at: int, repos, samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """The record's execution report, its counts taken from its samples (first
+    appearance order), as the site derives them."""
+    summary: dict[str, int] = {}
+    by_kind: dict[str, dict[str, Any]] = {}
+    for s in samples:
+        summary[s["status"]] = summary.get(s["status"], 0) + 1
+        entry = by_kind.setdefault(s["repo_kind"], {"samples": 0, "ran": 0, "repos": set()})
+        entry["samples"] += 1
+        entry["ran"] += s["status"].startswith("ran")
+        entry["repos"].add(s["repo"])
+    key = p.arxiv_id or p.slug
+    mcp_key = {"arxiv_id": p.arxiv_id} if p.arxiv_id else {"paper_slug": p.slug}
+    return {
+        "syntology_url": f"https://syntology.ai/paper/{key}",
+        "atlas_url": f"https://app.syntology.ai/?focus={key}",
+        "mcp": {"get_harvested_code_for_paper": mcp_key},
+        "developers": "https://syntology.ai/developers",
+        "read_at": _iso(read_at),
+        "read_at_is": READ_AT_IS,
+        "claim": CLAIM,
+        "repos": [
+            {
+                "provenance": ARCHIVE_PROVENANCE
+                if kind in ("official", "named_in_paper", "listed")
+                else f"syntology:{kind}",
+                "url": repo.url,
+                "reach": repo.reach_obj,
+            }
+            for repo, kind in repos
+        ],
+        "summary": summary,
+        "by_repo_kind": {
+            kind: {"samples": e["samples"], "ran": e["ran"], "repositories": len(e["repos"])}
+            for kind, e in by_kind.items()
+        },
+        "repo_kind_vocabulary": dict(REPO_KIND_VOCABULARY),
+        "n_pointer_only_for_licence": sum(not s["inline_ok"] for s in samples),
+        "samples": samples,
+    }
+
+
+def _iso(epoch: int) -> str:
     return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat()
