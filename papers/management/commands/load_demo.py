@@ -16,6 +16,7 @@ from papers.models import Paper, refresh_browse_counts
 
 SEED_FIXTURE = "seed"
 EXAMPLES = 3  # papers named when the command refuses
+REFUSED = 3  # the exit status of a refusal (the Makefile's `run` then serves what is there)
 
 
 class Command(BaseCommand):
@@ -123,5 +124,6 @@ def refuse_foreign_papers(ours: set[str]) -> None:
     raise CommandError(
         f"The database holds {foreign:,} paper{'s' if foreign != 1 else ''} the demo did not "
         f"make (imported or added, such as {', '.join(examples)}): loading the demo would "
-        "mix its synthetic papers in with them. Use --force to load it anyway."
+        "mix its synthetic papers in with them. Use --force to load it anyway.",
+        returncode=REFUSED,
     )
