@@ -94,11 +94,14 @@ class Core:
         extra_key: dict[str, Any] | None = None,
         fill_only: bool = False,
         count: bool = True,
+        derived: tuple[str, ...] = (),
     ) -> dict[Any, int]:
         """Insert or update `model` rows whose `key` field takes the dict's keys.
 
         `fill_only` writes only into empty fields (used for stubs); otherwise a
-        non-empty incoming value replaces the stored one. Returns key → id.
+        non-empty incoming value replaces the stored one. `derived` fields (worked out
+        from the others, maybe from more than one row) are written with a new or changed
+        row but never compared: they alone change nothing. Returns key → id.
         """
         name = model.__name__
         if not items:
@@ -111,7 +114,8 @@ class Core:
             if not items:
                 return ids
         editable = hasattr(model, "edited_in_admin")
-        only = ["id", key, *fields] + (["edited_in_admin"] if editable else [])
+        compared = [f for f in fields if f not in derived]
+        only = ["id", key, *compared] + (["edited_in_admin"] if editable else [])
         filters = extra_key or {}
         existing = {row[key]: row for row in select_rows(model, key, items, only, filters)}
         new: list[tuple] = []
@@ -123,18 +127,20 @@ class Core:
                 new.append((*filters.values(), k, *(values.get(f, defaults[f]) for f in fields)))
                 continue
             ids[k] = row["id"]
-            diff = _diff(row, values, fill_only)
+            diff = _diff(row, {f: v for f, v in values.items() if f not in derived}, fill_only)
             if not diff:
                 if count:
                     self.stats.add(name, "unchanged")
-                if filled is not None and not any(empty(row[f]) for f in fields):
+                if filled is not None and not any(empty(row[f]) for f in compared):
                     filled[k] = row["id"]
                 continue
             if editable and row["edited_in_admin"] and not self.overwrite_edits:
                 if count:
                     self.stats.add(name, "left_alone")
                 continue
-            merged = [diff.get(f, row[f]) for f in fields]
+            merged = [
+                values.get(f, defaults[f]) if f in derived else diff.get(f, row[f]) for f in fields
+            ]
             changed.append((*merged, *([self.now] if editable else []), row["id"]))
         if new:
             ids.update(_insert_new(model, [*filters, key, *fields], new, len(filters), filled))

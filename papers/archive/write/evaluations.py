@@ -22,7 +22,8 @@ from papers.archive.read.parsers import EvaluationIn, LeaderboardIn
 from papers.archive.write.core import Core
 from papers.archive.write.identity import DatasetNames, TaskTree
 from papers.archive.write.papers import PaperWriter
-from papers.db import delete_where_in, select_rows
+from papers.db import chunks, delete_where_in, select_rows
+from papers.metrics import has_value, read_rows
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -47,6 +48,8 @@ class GivenBoard:
     # the same row; one with other content under the same key is another row.
     rows: dict[str, str] = field(default_factory=dict)
     written: bool = False  # some occurrence gave it rows
+    again: bool = False  # given more than once: its columns are read again at the end
+    unranked: int = 0  # values its rows give that read as no number
 
     def add(self, row: dict[str, Any]) -> str | None:
         """The key a parsed row takes on the board (None: the board has it already).
@@ -97,10 +100,15 @@ class EvaluationWriter:
             row["arxiv_id"]: row["id"]
             for row in select_rows(Paper, "arxiv_id", arxiv_ids, ["id", "arxiv_id"])
         }
-        for lb in boards:
-            self._board(self.file_boards[key(lb)], lb, stub_ids, by_arxiv)
-        # Read now, so that pages show this batch's boards ranked while the file goes on.
-        forget_boards(revalue_boards(self.file_boards[key(lb)].board_id for lb in boards))
+        changed = [
+            self.file_boards[key(lb)].board_id
+            for lb in boards
+            if self._board(self.file_boards[key(lb)], lb, stub_ids, by_arxiv)
+        ]
+        # In the transaction that changes them: a reader sees a board's old rows with their
+        # kept ranking, or its new rows ranked live, never new rows in an old order (the
+        # import's end ranks and keeps them again).
+        forget_boards(changed)
 
     def _boards(self, boards: list[LeaderboardIn], key) -> None:
         """Upsert the batch's boards (`key`: a board's BoardKey, or its parent's): a board
@@ -113,6 +121,8 @@ class EvaluationWriter:
             if k in self.file_boards or k in first:
                 again.setdefault(k, lb)
                 self.core.stats.add("Leaderboard", "given_again")
+                if k in self.file_boards:
+                    self.file_boards[k].again = True
             else:
                 first[k] = lb
         board_ids = {k: given.board_id for k, given in self.file_boards.items()}
@@ -132,17 +142,19 @@ class EvaluationWriter:
                 for dataset, board_id in ids.items():
                     board_ids[(task_id, dataset)] = board_id
         for k, lb in first.items():
-            self.file_boards[k] = GivenBoard(board_ids[k])
+            self.file_boards[k] = GivenBoard(board_ids[k], again=k in again)
             parent = board_ids.get(key(lb, lb.parent)) if lb.parent else None
             if parent is not None:
                 Leaderboard.objects.filter(id=board_ids[k]).exclude(parent_id=parent).update(
                     parent_id=parent
                 )
 
-    def _board(self, given: GivenBoard, lb: LeaderboardIn, stub_ids, by_arxiv) -> None:
+    def _board(self, given: GivenBoard, lb: LeaderboardIn, stub_ids, by_arxiv) -> bool:
         """Write the metrics and rows one occurrence of a board adds to what this file gave
-        of it so far. What the file no longer gives goes when the file ends
-        (end_file())."""
+        of it so far; whether that changed the board. Its rows' values are read with
+        their columns (papers.metrics): the occurrence's columns are the board's unless
+        the file gives it again (end_file() reads those boards' columns again). What
+        the file no longer gives goes when the file ends."""
         before = self._board_writes()
         new_metrics = [m for m in lb.metrics if m not in given.metrics]
         metric_items = {
@@ -154,7 +166,8 @@ class EvaluationWriter:
             LeaderboardMetric, "name", metric_items, extra_key={"leaderboard_id": given.board_id}
         )
         rows = {}
-        for row in lb.rows:
+        readings = read_rows([row["metrics"] for row in lb.rows])
+        for row, reading in zip(lb.rows, readings, strict=True):
             values = {
                 k: v for k, v in row.items() if k not in {"row_key", "paper_slug", "paper_arxiv"}
             }
@@ -164,16 +177,21 @@ class EvaluationWriter:
             row_key = given.add(row)
             if row_key is not None:
                 values["position"] = len(given.rows) - 1
+                values["metric_values"] = reading
                 rows[row_key] = values
+                given.unranked += sum(
+                    has_value(raw) and reading.get(name) is None
+                    for name, raw in row["metrics"].items()
+                )
         self.core.upsert(
-            LeaderboardRow, "row_key", rows, extra_key={"leaderboard_id": given.board_id}
+            LeaderboardRow,
+            "row_key",
+            rows,
+            extra_key={"leaderboard_id": given.board_id},
+            derived=("metric_values",),
         )
         given.written = given.written or bool(lb.rows)
-        if self._board_writes() != before:
-            # In the transaction that changes the board: a reader sees its old rows with
-            # their kept ranking, or its new rows ranked live, never new rows in an old
-            # order (the import's end ranks and keeps them again).
-            forget_boards([given.board_id])
+        return self._board_writes() != before
 
     def _board_writes(self) -> tuple[int, ...]:
         counts = self.core.stats.counts
@@ -192,33 +210,39 @@ class EvaluationWriter:
         staff set), unless it gave a board no rows (an empty board replaces nothing) or
         the file could not be read to its end. Then every board's values are read again,
         column by column (papers.metrics)."""
-        boards = [g for g in self.file_boards.values() if g.written] if complete else []
-        shrunk = [given.board_id for given in boards if self._replace(given)]
-        forget_boards(shrunk)
-        revalue_boards(shrunk)
-        unranked = sum(1 for _ in unranked_values(g.board_id for g in self.file_boards.values()))
+        given = {g.board_id: g for g in self.file_boards.values()}
+        shrunk = self._replace([g for g in given.values() if g.written]) if complete else set()
+        again = {pk for pk, g in given.items() if g.again}
+        forget_boards(shrunk | revalue_boards(again | shrunk))
+        # The boards read again are counted from the database, the rest as written.
+        unranked = sum(g.unranked for pk, g in given.items() if pk not in again | shrunk)
+        unranked += sum(1 for _ in unranked_values(again | shrunk))
         self.core.stats.add("LeaderboardRow", "unranked", unranked)
         self.file_boards = {}
 
-    def _replace(self, given: GivenBoard) -> bool:
-        """Delete the board's rows and metrics the file did not give (not rows staff
-        edited, nor metrics whose direction staff set); whether any went."""
-        deleted_metrics = (
-            LeaderboardMetric.objects.filter(
-                leaderboard_id=given.board_id, lower_is_better__isnull=True
-            )
-            .exclude(name__in=given.metrics)
-            .delete()[0]
-        )
-        stored = LeaderboardRow.objects.filter(leaderboard_id=given.board_id).values_list(
-            "id", "row_key", "edited_in_admin"
-        )
+    def _replace(self, boards: list[GivenBoard]) -> set[int]:
+        """Delete these boards' rows and metrics the file did not give (not rows staff
+        edited, nor metrics whose direction staff set); the boards that lost some."""
+        by_id = {given.board_id: given for given in boards}
+        gone_metrics, gone_rows, shrunk = [], [], set()
         overwrite = self.core.overwrite_edits
-        gone = [
-            pk
-            for pk, row_key, edited in stored
-            if row_key not in given.rows and (overwrite or not edited)
-        ]
-        delete_where_in(LeaderboardRow, "id", gone)
-        self.core.stats.add("LeaderboardRow", "deleted", len(gone))
-        return bool(gone or deleted_metrics)
+        for part in chunks(sorted(by_id)):
+            metrics = LeaderboardMetric.objects.filter(
+                leaderboard_id__in=part, lower_is_better__isnull=True
+            ).values_list("id", "leaderboard_id", "name")
+            for pk, board, name in metrics:
+                if name not in by_id[board].metrics:
+                    gone_metrics.append(pk)
+                    shrunk.add(board)
+            rows = LeaderboardRow.objects.filter(leaderboard_id__in=part).values_list(
+                "id", "leaderboard_id", "row_key", "edited_in_admin"
+            )
+            for pk, board, row_key, edited in rows.iterator(chunk_size=5000):
+                if row_key not in by_id[board].rows and (overwrite or not edited):
+                    gone_rows.append(pk)
+                    shrunk.add(board)
+        for part in chunks(gone_metrics):  # few; the ORM's delete takes their rankings too
+            LeaderboardMetric.objects.filter(id__in=part).delete()
+        delete_where_in(LeaderboardRow, "id", gone_rows)
+        self.core.stats.add("LeaderboardRow", "deleted", len(gone_rows))
+        return shrunk
