@@ -29,6 +29,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from papers import jsonsafe
+from papers.kept import after_write, linked_records
 from papers.metrics import inferred_direction
 from papers.models import (
     NEWEST_FIRST,
@@ -53,11 +54,8 @@ from papers.models import (
     Sample,
     Task,
     TaskEdge,
-    linked_records,
-    refresh_browse_counts_of_papers,
     restate_directions,
 )
-from papers.rankings import refresh_boards
 from papers.vocabularies import ReachStatus, label_for
 
 RECORD_READONLY = ("edited_at", "created_at", "updated_at")
@@ -99,19 +97,11 @@ def papers_changed(
     ahead of the change), and, when the rows carry no edit flag of their own, mark the
     papers edited so an import keeps the change."""
     ids = {pk for pk in paper_ids if pk is not None}
-    if not ids:
-        if linked_before:
-            refresh_browse_counts_of_papers((), also=linked_before)
-        return
-    if mark_edited or author_names:
+    if mark_edited:
         for paper in Paper.objects.filter(pk__in=ids).only("pk"):
-            if mark_edited:
-                paper.mark_edited()
-                paper.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
-            if author_names:
-                paper.refresh_author_names()
-    Paper.objects.filter(pk__in=ids).refresh_counts()
-    refresh_browse_counts_of_papers(ids, also=linked_before)
+            paper.mark_edited()
+            paper.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
+    after_write(papers=ids, records=linked_before, author_names=author_names)
 
 
 # --- base classes -------------------------------------------------------------------
@@ -527,12 +517,12 @@ class PaperAdmin(RecordAdmin):
     def delete_model(self, request, obj):
         before = linked_records({obj.pk})
         super().delete_model(request, obj)
-        refresh_browse_counts_of_papers((), also=before)
+        after_write(records=before)
 
     def delete_queryset(self, request, queryset):
         before = linked_records(queryset.values_list("pk", flat=True))
         super().delete_queryset(request, queryset)
-        refresh_browse_counts_of_papers((), also=before)
+        after_write(records=before)
 
 
 @admin.register(Author)
@@ -842,7 +832,7 @@ class LeaderboardAdmin(RecordAdmin):
         if form is not None:
             also[Task].add(form.initial.get("task"))
             also[Dataset].add(form.initial.get("dataset"))
-        refresh_browse_counts_of_papers((), also=also)
+        after_write(records=also)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
@@ -852,7 +842,7 @@ class LeaderboardAdmin(RecordAdmin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        refresh_boards({form.instance.pk})  # after its metrics and rows (the inlines)
+        after_write(boards={form.instance.pk})  # after its metrics and rows (the inlines)
 
     def delete_model(self, request, obj):
         boards = [(obj.task_id, obj.dataset_id)]
@@ -871,17 +861,17 @@ class BoardPartAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        refresh_boards({obj.leaderboard_id, form.initial.get("leaderboard")})
+        after_write(boards={obj.leaderboard_id, form.initial.get("leaderboard")})
 
     def delete_model(self, request, obj):
         board = obj.leaderboard_id
         super().delete_model(request, obj)
-        refresh_boards({board})
+        after_write(boards={board})
 
     def delete_queryset(self, request, queryset):
         boards = set(queryset.values_list("leaderboard_id", flat=True))
         super().delete_queryset(request, queryset)
-        refresh_boards(boards)
+        after_write(boards=boards)
 
 
 DECIDED_BY = {
@@ -971,7 +961,7 @@ class LeaderboardMetricAdmin(BoardPartAdmin, CheckedInitialAdmin):
             raise PermissionDenied
         metric.lower_is_better = not metric.is_lower_better
         metric.save(update_fields=["lower_is_better"])
-        refresh_boards({metric.leaderboard_id})
+        after_write(boards={metric.leaderboard_id})
         better = "lower" if metric.lower_is_better else "higher"
         self.message_user(request, f"{metric} on {metric.leaderboard}: {better} is better.")
         back = request.headers.get("Referer", "")
@@ -985,7 +975,7 @@ class LeaderboardMetricAdmin(BoardPartAdmin, CheckedInitialAdmin):
     def _set_direction(self, request, queryset, lower: bool | None) -> None:
         boards = set(queryset.values_list("leaderboard_id", flat=True))
         changed = queryset.update(lower_is_better=lower)
-        refresh_boards(boards)  # an update() sends no signal: refresh them all
+        after_write(boards=boards)  # an update() sends no signal: refresh them all
         self.message_user(request, f"{changed} metric(s) changed; their boards ranked again.")
 
     @admin.action(description="Set: lower is better")

@@ -31,8 +31,10 @@ from django.urls import reverse
 from django.utils.text import slugify
 
 from codewithpapers.cache import by_version
-from papers import charts, rankings
+from papers import charts
 from papers.api.shapes import metric_ids, split_evaluation_id
+from papers.kept import rankings
+from papers.kept.rankings import BoardExecution, Ranking, metric_number, rank_entries
 from papers.models import (
     NEWEST_FIRST,
     Collection,
@@ -43,7 +45,6 @@ from papers.models import (
     Task,
     TaskEdge,
 )
-from papers.rankings import BoardExecution, Ranking, metric_number, rank_entries
 from papers.vocabularies import STATUS_CLAIM
 
 BOARD_SEPARATOR = "-on-"
@@ -530,7 +531,7 @@ def board_view(
     board. `row_filter` (a key of ROW_FILTERS) keeps only the rows whose paper's code has
     a report, or a sample that ran; the rows kept keep their ranks on the whole board.
     Four queries whatever the board's size: its metrics, the ranking and the execution
-    facts `papers.rankings` keeps, and the details of the rows shown and the records
+    facts `papers.kept.rankings` keeps, and the details of the rows shown and the records
     (one more, the rows themselves, where nothing is kept: see `_facts_of_board`)."""
     metrics = list(board.metrics.order_by("position", "id"))
     ids = metric_ids(metrics)

@@ -124,7 +124,8 @@ def seed_paper(db):
     page guards need no file outside the repository."""
     from django.core.management import call_command
 
-    from papers.models import Paper, refresh_browse_counts
+    from papers.kept import refresh_all as refresh_browse_counts
+    from papers.models import Paper
 
     call_command("loaddata", "seed", verbosity=0)
     refresh_browse_counts()

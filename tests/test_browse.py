@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
     Author,
     CodeLink,
@@ -26,7 +27,6 @@ from papers.models import (
     Repository,
     Task,
     TaskEdge,
-    refresh_browse_counts,
 )
 
 pytestmark = pytest.mark.django_db

@@ -13,6 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
     Dataset,
     Method,
@@ -20,7 +21,6 @@ from papers.models import (
     PaperTask,
     Sample,
     Task,
-    refresh_browse_counts,
 )
 from tests.test_browse import World
 

@@ -15,6 +15,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
     CodeLink,
     Dataset,
@@ -25,7 +26,6 @@ from papers.models import (
     Repository,
     Sample,
     Task,
-    refresh_browse_counts,
 )
 
 pytestmark = pytest.mark.django_db

@@ -307,9 +307,9 @@ def ranked_rows(
 
 class MetricRanking(models.Model):
     """A board's rows ranked by one of its metrics, and that metric's progress chart, as
-    `papers.rankings.refresh_boards()` worked them out from every row: the leaderboard
+    `papers.kept.rankings.refresh_boards()` worked them out from every row: the leaderboard
     page reads this instead of thousands of rows. An edit of the board's rows or metrics,
-    or of a paper on it, deletes it (`papers.rankings`' signal handlers), so the page
+    or of a paper on it, deletes it (papers.kept.signals), so the page
     ranks the rows itself until the refresh that follows: a ranking is never older than
     the rows it ranks."""
 
@@ -321,7 +321,7 @@ class MetricRanking(models.Model):
     chart = models.JSONField(null=True)  # papers.charts.ProgressChart.to_json(), or null
     # What it was made with. The page ignores it when the metric's name or direction
     # differs now (staff's choice, or inferred from the name by code that may have
-    # changed since), or when it was made by other ranking code (rankings.VERSION).
+    # changed since), or when it was made by other ranking code (papers.kept.rankings.VERSION).
     metric_name = models.CharField(max_length=255)
     lower_is_better = models.BooleanField()
     version = models.PositiveSmallIntegerField()

@@ -42,6 +42,8 @@ from papers.db import (
     select_rows,
     update_rows,
 )
+from papers.kept import forget_boards, refresh_all
+from papers.kept.papers import refresh_counts
 from papers.models import (
     Author,
     CodeLink,
@@ -61,13 +63,10 @@ from papers.models import (
     Repository,
     Sample,
     Task,
-    refresh_browse_counts,
-    refresh_counts,
     revalue_boards,
     uncertain_date,
     unranked_values,
 )
-from papers.rankings import forget_boards
 from papers.search import index as search_index
 
 OUTCOMES = ("created", "updated", "unchanged", "left_alone", "deleted", "hidden", "rejected")
@@ -1028,7 +1027,7 @@ class Loader:
         if any(
             self.stats.total(outcome) for outcome in ("created", "updated", "deleted", "hidden")
         ):
-            refresh_browse_counts()
+            refresh_all()
 
 
 def _diff(row: dict, values: dict[str, Any], fill_only: bool) -> dict[str, Any]:

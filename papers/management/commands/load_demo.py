@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from papers import synthetic
 from papers.archive.importer import import_files
-from papers.models import refresh_browse_counts
+from papers.kept import refresh_all
 
 
 class Command(BaseCommand):
@@ -45,7 +45,7 @@ class Command(BaseCommand):
             result = import_files(files, report=lambda line: self.stderr.write(line))
         call_command("loaddata", "seed", verbosity=0)
         # The browse pages' counts, over the records the import and the fixture wrote.
-        refresh_browse_counts()
+        refresh_all()
         created = result.stats.total("created")
         updated = result.stats.total("updated")
         if opts["verbosity"]:
