@@ -5,9 +5,10 @@ Three rules hold across it:
   edit flag (`Record`) marks it edited; saving one of a paper's rows (an author, a
   sample, a linked task…) marks the paper edited, since the importer guards a paper's
   rows by the paper's flag. Unticking "edited in admin" by hand is honoured.
-- A paper's counts follow its code links and samples whenever staff change them, and
-  so do the counts of the tasks, methods and datasets it is linked to (papers with
-  code, with a report, samples by status: `papers_changed`).
+- What is kept of the records follows every edit: a paper's counts, the counts of the
+  tasks, methods and datasets it is linked to, its venue, its boards' rankings. Each
+  admin declares what its objects feed, and `papers.kept.admin.KeptAdmin` refreshes
+  it after a save or delete.
 - Every changelist runs a fixed number of queries, however many rows it shows, and
   the big tables are never counted twice (`show_full_result_count = False`).
 """
@@ -29,7 +30,8 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from papers import jsonsafe
-from papers.kept import after_write, linked_records
+from papers.kept import after_write
+from papers.kept.admin import KeptAdmin
 from papers.metrics import inferred_direction
 from papers.models import (
     NEWEST_FIRST,
@@ -88,20 +90,11 @@ def stamp_edited(obj: Record, form, *, adding: bool) -> None:
         obj.mark_edited()
 
 
-def papers_changed(
-    paper_ids, *, mark_edited: bool, author_names: bool = False, linked_before=None
-) -> None:
-    """After staff changed rows of these papers: refresh their counts (and, when
-    asked, their author names), then the counts of the tasks, methods and datasets
-    they are linked to now or were before (`linked_before`, from linked_records()
-    ahead of the change), and, when the rows carry no edit flag of their own, mark the
-    papers edited so an import keeps the change."""
-    ids = {pk for pk in paper_ids if pk is not None}
-    if mark_edited:
-        for paper in Paper.objects.filter(pk__in=ids).only("pk"):
-            paper.mark_edited()
-            paper.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
-    after_write(papers=ids, records=linked_before, author_names=author_names)
+def mark_papers_edited(paper_ids) -> None:
+    """Mark these papers edited, so that an import keeps a change to their rows."""
+    for paper in Paper.objects.filter(pk__in=paper_ids).only("pk"):
+        paper.mark_edited()
+        paper.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
 
 
 # --- base classes -------------------------------------------------------------------
@@ -173,41 +166,18 @@ class RecordAdmin(CheckedInitialAdmin):
             parent.save(update_fields=["edited_in_admin", "edited_at", "updated_at"])
 
 
-class PaperRowsAdmin(CheckedInitialAdmin):
+class PaperRowsAdmin(KeptAdmin, CheckedInitialAdmin):
     """For rows that belong to a paper (`paper` foreign key). Saving or deleting one
-    refreshes the paper's counts and, unless the row has its own edit flag, marks the
-    paper edited: the importer rewrites a paper's rows unless the paper is flagged."""
+    refreshes what the paper feeds (and what it fed, for a row moved to another paper)
+    and, unless the row has its own edit flag, marks the paper edited: the importer
+    rewrites a paper's rows unless the paper is flagged."""
 
+    kept_paper = "paper"
     marks_paper_edited = True
-    changes_author_names = False
 
-    def _touched(self, paper_ids, before, *, edited: bool = True):
-        papers_changed(
-            paper_ids,
-            mark_edited=edited and self.marks_paper_edited,
-            author_names=self.changes_author_names,
-            linked_before=before,
-        )
-
-    def save_model(self, request, obj, form, change):
-        ids = {obj.paper_id}
-        if change and "paper" in form.changed_data:
-            ids.add(form.initial.get("paper"))
-        before = linked_records(ids)  # a moved task link leaves its old task
-        super().save_model(request, obj, form, change)
-        self._touched(ids, before, edited=not change or form.has_changed())
-
-    def delete_model(self, request, obj):
-        paper_id = obj.paper_id
-        before = linked_records({paper_id})
-        super().delete_model(request, obj)
-        self._touched({paper_id}, before)
-
-    def delete_queryset(self, request, queryset):
-        paper_ids = set(queryset.values_list("paper_id", flat=True))
-        before = linked_records(paper_ids)
-        super().delete_queryset(request, queryset)
-        self._touched(paper_ids, before)
+    def papers_touched(self, request, paper_ids, *, deleted, changed):
+        if self.marks_paper_edited and changed:
+            mark_papers_edited(paper_ids)
 
 
 class PaperRowInline(admin.TabularInline):
@@ -366,7 +336,8 @@ class RelatedPaperInline(PaperRowInline):
 
 
 @admin.register(Paper)
-class PaperAdmin(RecordAdmin):
+class PaperAdmin(KeptAdmin, RecordAdmin):
+    kept_paper = "pk"
     list_display = (
         "title",
         "slug",
@@ -500,65 +471,30 @@ class PaperAdmin(RecordAdmin):
     def save_model(self, request, obj, form, change):
         if "published" in form.changed_data and "date_uncertain" not in form.changed_data:
             obj.refresh_flags()
-        # What the paper is linked to before its inline rows change (save_related).
-        obj._linked_before = linked_records({obj.pk}) if change else None
         super().save_model(request, obj, form, change)
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        paper = form.instance
-        papers_changed(
-            {paper.pk},
-            mark_edited=False,
-            author_names=any(fs.model is PaperAuthor and fs.has_changed() for fs in formsets),
-            linked_before=getattr(paper, "_linked_before", None),
-        )
-
-    def delete_model(self, request, obj):
-        before = linked_records({obj.pk})
-        super().delete_model(request, obj)
-        after_write(records=before)
-
-    def delete_queryset(self, request, queryset):
-        before = linked_records(queryset.values_list("pk", flat=True))
-        super().delete_queryset(request, queryset)
-        after_write(records=before)
 
 
 @admin.register(Author)
-class AuthorAdmin(RecordAdmin):
-    """Renaming or deleting an author rewrites the author names of their papers."""
+class AuthorAdmin(KeptAdmin, RecordAdmin):
+    """Renaming or deleting an author rewrites the author names of their papers; deleting
+    one also marks them edited (their author lists changed)."""
 
+    kept_paper = "authorships__paper"
+    kept_fields = ("name",)
+    kept_author_names = True
     list_display = ("name", "slug", "edited_in_admin")
     list_filter = ("edited_in_admin",)
     search_fields = ("name",)
     show_full_result_count = False
 
-    @staticmethod
-    def _paper_ids(authors) -> set[int]:
-        return set(
-            PaperAuthor.objects.filter(author__in=authors).values_list("paper_id", flat=True)
-        )
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        if change and "name" in form.changed_data:
-            papers_changed(self._paper_ids([obj]), mark_edited=False, author_names=True)
-
-    def delete_model(self, request, obj):
-        paper_ids = self._paper_ids([obj])
-        super().delete_model(request, obj)
-        papers_changed(paper_ids, mark_edited=True, author_names=True)
-
-    def delete_queryset(self, request, queryset):
-        paper_ids = self._paper_ids(queryset)
-        super().delete_queryset(request, queryset)
-        papers_changed(paper_ids, mark_edited=True, author_names=True)
+    def papers_touched(self, request, paper_ids, *, deleted, changed):
+        if deleted:
+            mark_papers_edited(paper_ids)
 
 
 @admin.register(PaperAuthor)
 class PaperAuthorAdmin(PaperRowsAdmin):
-    changes_author_names = True
+    kept_author_names = True
     list_display = ("paper", "position", "author")
     list_select_related = ("paper", "author")
     search_fields = ("author__name", "paper__slug__exact")
@@ -813,7 +749,13 @@ class LeaderboardRowInline(admin.TabularInline):
 
 
 @admin.register(Leaderboard)
-class LeaderboardAdmin(RecordAdmin):
+class LeaderboardAdmin(KeptAdmin, RecordAdmin):
+    """Saving or deleting a board refreshes its ranking (after its metrics and rows, the
+    inlines) and the benchmark counts of its task and dataset (and, for a board moved,
+    of those it had)."""
+
+    kept_board = "pk"
+    kept_records = ("task", "dataset")
     list_display = ("__str__", "task", "dataset", "parent", "position")
     list_select_related = ("task", "dataset", "parent__task", "parent__dataset")
     list_filter = ("edited_in_admin",)
@@ -821,57 +763,17 @@ class LeaderboardAdmin(RecordAdmin):
     autocomplete_fields = ("task", "dataset", "parent")
     inlines = (LeaderboardMetricInline, LeaderboardRowInline)
 
-    @staticmethod
-    def _boards_moved(boards, form=None) -> None:
-        """Refresh the benchmark counts of the tasks and datasets these boards belong to
-        (and, for an edit, belonged to)."""
-        also: dict = {Task: set(), Dataset: set()}
-        for task_id, dataset_id in boards:
-            also[Task].add(task_id)
-            also[Dataset].add(dataset_id)
-        if form is not None:
-            also[Task].add(form.initial.get("task"))
-            also[Dataset].add(form.initial.get("dataset"))
-        after_write(records=also)
-
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        self._boards_moved([(obj.task_id, obj.dataset_id)], form if change else None)
         if "description" in form.changed_data:
-            restate_directions(obj)
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        after_write(boards={form.instance.pk})  # after its metrics and rows (the inlines)
-
-    def delete_model(self, request, obj):
-        boards = [(obj.task_id, obj.dataset_id)]
-        super().delete_model(request, obj)
-        self._boards_moved(boards)
-
-    def delete_queryset(self, request, queryset):
-        boards = list(queryset.values_list("task_id", "dataset_id"))
-        super().delete_queryset(request, queryset)
-        self._boards_moved(boards)
+            restate_directions(obj)  # what the description states, before it is ranked
 
 
-class BoardPartAdmin(admin.ModelAdmin):
+class BoardPartAdmin(KeptAdmin):
     """For a board's metrics and rows: after staff save or delete some, refresh the
     rankings of their boards (and of the board one was moved from)."""
 
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        after_write(boards={obj.leaderboard_id, form.initial.get("leaderboard")})
-
-    def delete_model(self, request, obj):
-        board = obj.leaderboard_id
-        super().delete_model(request, obj)
-        after_write(boards={board})
-
-    def delete_queryset(self, request, queryset):
-        boards = set(queryset.values_list("leaderboard_id", flat=True))
-        super().delete_queryset(request, queryset)
-        after_write(boards=boards)
+    kept_board = "leaderboard"
 
 
 DECIDED_BY = {

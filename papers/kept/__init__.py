@@ -91,9 +91,10 @@ def after_write(
 
     Returns how many tasks, methods, datasets and venues changed."""
     ids = {pk for pk in papers if pk is not None}
-    if author_names:
-        refresh_author_names(ids)
-    refresh_counts(sorted(ids))
+    if ids:
+        if author_names:
+            refresh_author_names(ids)
+        refresh_counts(sorted(ids))
     wanted = linked_records(ids)
     for model, given in (records or {}).items():
         wanted.setdefault(model, set()).update(given)
