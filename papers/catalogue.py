@@ -32,7 +32,7 @@ from django.utils.text import slugify
 
 from codewithpapers.cache import by_version
 from papers import charts
-from papers.api.shapes import metric_ids, split_evaluation_id
+from papers.identifiers import board_slug, board_splits, metric_ids, split_evaluation_id
 from papers.kept import rankings
 from papers.kept.rankings import BoardExecution, Ranking, metric_number, rank_entries
 from papers.models import (
@@ -47,14 +47,9 @@ from papers.models import (
 )
 from papers.vocabularies import STATUS_CLAIM
 
-BOARD_SEPARATOR = "-on-"
 OTHER_AREA = "Other"  # tasks the archive files under no area
 AREA_PREVIEW = 12  # tasks an area shows on /sota before "all N tasks"
 FILTER_LIMIT = 300  # tasks /sota lists for a filter, at most
-
-
-def board_slug(task_slug: str, dataset_slug: str) -> str:
-    return f"{task_slug}{BOARD_SEPARATOR}{dataset_slug}"
 
 
 # --- areas -------------------------------------------------------------------------------------
@@ -371,13 +366,7 @@ def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
     canonical one (False: redirect). Task and dataset slugs may hold "-on-" themselves, so
     every split is tried, in one query; then, case-insensitively, in one more. The API's
     "<task>--<dataset>" id is an alias too."""
-    splits = []
-    start = 0
-    while (at := slug.find(BOARD_SEPARATOR, start)) != -1:
-        task, dataset = slug[:at], slug[at + len(BOARD_SEPARATOR) :]
-        if task and dataset:
-            splits.append((task, dataset))
-        start = at + 1
+    splits = board_splits(slug)
     if (api_id := split_evaluation_id(slug)) is not None:
         splits.append(api_id)  # the API's id for the board, "<task>--<dataset>"
     if not splits or len(splits) > 20:

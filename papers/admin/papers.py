@@ -3,8 +3,6 @@ execution report's samples and repositories."""
 
 from __future__ import annotations
 
-import re
-
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import Exists, OuterRef, Q
@@ -16,6 +14,7 @@ from papers.admin.base import (
     RecordAdmin,
     mark_papers_edited,
 )
+from papers.identifiers import arxiv_id_from
 from papers.kept.admin import KeptAdmin
 from papers.models import (
     NEWEST_FIRST,
@@ -32,23 +31,6 @@ from papers.models import (
     Sample,
 )
 from papers.vocabularies import ReachStatus, label_for
-
-# An arXiv id as people paste it: 2006.12467, arXiv:2006.12467v3, an abs or pdf URL,
-# or an old-style id (hep-th/9901001).
-_ARXIV_ID = re.compile(
-    r"^(?:https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|arxiv:)?"
-    r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?(?:\.pdf)?$",
-    re.IGNORECASE,
-)
-
-
-def arxiv_id_from(text: str) -> str | None:
-    """The bare arXiv id in `text` (no prefix, no version), or None."""
-    match = _ARXIV_ID.match(text.strip())
-    return match.group("id") if match else None
-
-
-# --- list filters ---------------------------------------------------------------------
 
 
 class HasCodeFilter(admin.SimpleListFilter):

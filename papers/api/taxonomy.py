@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest
 from papers.api import shapes
 from papers.api.http import Page, PageForm, Payload, Text, endpoint, page_of, parameters
 from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page
+from papers.identifiers import metric_ids, split_evaluation_id
 from papers.models import Dataset, Leaderboard, Method, Paper, Task, ranked_rows
 
 
@@ -206,7 +207,7 @@ def method_detail(request: HttpRequest, method_id: str) -> Payload:
 
 
 def get_board(evaluation_id: str) -> Leaderboard:
-    parts = shapes.split_evaluation_id(evaluation_id)
+    parts = split_evaluation_id(evaluation_id)
     if parts is None:
         raise Http404
     return Leaderboard.objects.select_related("task", "dataset").get(
@@ -230,7 +231,7 @@ def _metrics(board: Leaderboard) -> list[tuple[str, dict]]:
     metrics = list(board.metrics.all())
     return [
         (metric_id, shapes.metric(m, metric_id))
-        for metric_id, m in zip(shapes.metric_ids(metrics), metrics, strict=True)
+        for metric_id, m in zip(metric_ids(metrics), metrics, strict=True)
     ]
 
 

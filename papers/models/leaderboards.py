@@ -8,6 +8,7 @@ from django.db import models
 from django.urls import reverse
 
 from papers.db import chunks
+from papers.identifiers import board_slug
 from papers.metrics import (
     has_value,
     inferred_direction,
@@ -65,7 +66,9 @@ class Leaderboard(Record):
     def get_absolute_url(self) -> str:
         """/sota/<task>-on-<dataset>, the old site's URL shape (task and dataset must be
         loaded with it)."""
-        return reverse("leaderboard", kwargs={"slug": f"{self.task.slug}-on-{self.dataset.slug}"})
+        return reverse(
+            "leaderboard", kwargs={"slug": board_slug(self.task.slug, self.dataset.slug)}
+        )
 
     def natural_key(self):
         return (self.task.slug, self.dataset.slug)
