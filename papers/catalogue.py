@@ -45,6 +45,7 @@ from papers.models import (
     Task,
     TaskEdge,
 )
+from papers.paging import Page, clamped, page_of, page_of_list
 from papers.vocabularies import STATUS_CLAIM
 
 OTHER_AREA = "Other"  # tasks the archive files under no area
@@ -162,60 +163,7 @@ SORTS = {
 }
 
 
-@dataclass
-class PageOf:
-    """One page of a longer list: its items, the total and where the page is."""
-
-    items: list
-    total: int
-    number: int
-    per_page: int
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
-
-    @property
-    def has_previous(self) -> bool:
-        return self.number > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.number < self.pages
-
-    @property
-    def start(self) -> int:
-        return (self.number - 1) * self.per_page + 1 if self.total else 0
-
-    @property
-    def end(self) -> int:
-        return min(self.total, self.number * self.per_page)
-
-    @property
-    def nearby(self) -> list[int | None]:
-        """Page numbers to link: the first, the last and two either side of this one,
-        None where numbers are skipped."""
-        wanted = {1, self.pages, *range(self.number - 2, self.number + 3)}
-        shown: list[int | None] = []
-        for n in sorted(p for p in wanted if 1 <= p <= self.pages):
-            if shown and shown[-1] is not None and n > shown[-1] + 1:
-                shown.append(None)
-            shown.append(n)
-        return shown
-
-
-def page_of(queryset: QuerySet, number: int, per_page: int, total: int | None = None) -> PageOf:
-    """A page of the queryset (two queries: its count unless given, and its rows). A page
-    past the end is the last page."""
-    total = queryset.count() if total is None else total
-    pages = max(1, -(-total // per_page))
-    number = min(max(1, number), pages)
-    offset = (number - 1) * per_page
-    items = list(queryset[offset : offset + per_page]) if total else []
-    return PageOf(items, total, number, per_page)
-
-
-def catalogue_page(model, q: str, sort: str, number: int, per_page: int, **filters) -> PageOf:
+def catalogue_page(model, q: str, sort: str, number: int, per_page: int, **filters) -> Page:
     """/tasks, /datasets, /methods: visible records whose name (or full name) holds q."""
     records = model.objects.listed().filter(**filters)
     if q:
@@ -408,7 +356,7 @@ class BoardView:
     metric_ids: list[str]
     metric: LeaderboardMetric | None  # the one ranking the rows
     metric_id: str
-    page: PageOf  # the rows of this page of the table, ranked
+    page: Page  # the rows of this page of the table, ranked
     chart: charts.ProgressChart | None
     execution: BoardExecution | None = None
     row_filter: str = ""  # a key of ROW_FILTERS
@@ -471,7 +419,7 @@ def _board_page(
     number: int,
     row_filter: str,
     strict: bool = True,
-) -> tuple[PageOf, int] | None:
+) -> tuple[Page, int] | None:
     """The page of ranked rows (details read in one query) and the rows on the board;
     None when a row the ranking names is gone (deleted since the ranking was made),
     unless not `strict`: then the page leaves it out."""
@@ -483,9 +431,8 @@ def _board_page(
     all_rows = len(ranking)
     if row_filter:
         ranking = [(pk, rank) for pk, rank in ranking if execution.keeps(row_filter, pk)]
-    pages = max(1, -(-len(ranking) // BOARD_PAGE))
-    number = min(max(1, number), pages)
-    shown = ranking[(number - 1) * BOARD_PAGE : number * BOARD_PAGE]
+    window = clamped(number, len(ranking), BOARD_PAGE)
+    shown = window.slice(ranking)
     wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
     details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
     found = {row.id: row for row in details}
@@ -509,7 +456,7 @@ def _board_page(
         if (row := found.get(pk)) is not None:
             row.rank = rank
             rows.append(row)
-    return PageOf(rows, len(ranking), number, BOARD_PAGE), all_rows
+    return Page(rows, len(ranking), window.number, BOARD_PAGE), all_rows
 
 
 def board_view(
@@ -661,7 +608,7 @@ def linked_papers(links: QuerySet, total: int) -> QuerySet[Paper]:
 
 def paper_page(
     papers: QuerySet[Paper], number: int, per_page: int, total: int | None = None
-) -> PageOf:
+) -> Page:
     """A page of visible papers, newest first (undated last), with their authors: three
     queries (count unless given, rows, authors)."""
     return page_of(
@@ -708,7 +655,7 @@ def _newest_year_first(venue) -> tuple:
     return (venue.series, venue.year is None, -(venue.year or 0))
 
 
-def venue_index(q: str, sort: str, number: int, per_page: int) -> PageOf:
+def venue_index(q: str, sort: str, number: int, per_page: int) -> Page:
     """/conferences: every venue with its years and their papers, those whose name holds
     `q`; by name or by papers, a page of venues at a time. One query (a few thousand
     small rows at archive scale, grouped here)."""
@@ -723,10 +670,7 @@ def venue_index(q: str, sort: str, number: int, per_page: int) -> PageOf:
         grouped.sort(key=lambda s: (-s.paper_count, s.name.casefold(), s.series))
     else:
         grouped.sort(key=lambda s: (s.name.casefold(), s.series))
-    pages = max(1, -(-len(grouped) // per_page))
-    number = min(max(1, number), pages)
-    items = grouped[(number - 1) * per_page : number * per_page]
-    return PageOf(items, len(grouped), number, per_page)
+    return page_of_list(grouped, number, per_page)
 
 
 @dataclass

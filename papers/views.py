@@ -17,7 +17,7 @@ from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, conditional_on_version
 from codewithpapers.middleware import reads
-from papers import catalogue, sample_filters
+from papers import catalogue, paging, sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.export.records import export_record, record_last_modified, record_paper
@@ -124,11 +124,12 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
         return redirect(hit)
     sort = data["sort"] or ("relevance" if q.strip() else "newest")
     page_number = data["page"] or 1
+    window = paging.Window(page_number, PER_PAGE)
     context.update(
         q=q,
         sort=sort,
         page_number=page_number,
-        result_start=(page_number - 1) * PER_PAGE + 1,
+        result_start=window.offset + 1,
         too_deep=False,
         direct_hit=hit,
         unknown=form.unknown,
@@ -146,13 +147,13 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             q,
             base,
             sort=sort,
-            offset=(page_number - 1) * PER_PAGE,
-            limit=PER_PAGE,
+            offset=window.offset,
+            limit=window.size,
             facets=True,
             narrowed_by=paper_id_sets(data),
         )
         rows = fulltext.result_rows(result)
-        pages = -(-result.total // PER_PAGE)
+        pages = paging.page_count(result.total, PER_PAGE)
         context.update(
             result=result,
             rows=rows,
@@ -378,16 +379,14 @@ def _refuse_sample_list(request: HttpRequest, form: SampleFilterForm) -> HttpRes
 def _sample_page(samples: QuerySet[Sample], page_number: int, param: str = "page") -> dict:
     """One page of a sample list, newest first, with its papers: one query. `param`:
     the query parameter its pager sets."""
-    offset = (page_number - 1) * SAMPLES_PER_PAGE
-    rows = list(
-        samples.select_related("paper", "repository").order_by("-id")[
-            offset : offset + SAMPLES_PER_PAGE + 1
-        ]
+    rows, more = paging.peek(
+        samples.select_related("paper", "repository").order_by("-id"),
+        paging.Window(page_number, SAMPLES_PER_PAGE),
     )
     return {
-        "samples": rows[:SAMPLES_PER_PAGE],
+        "samples": rows,
         "page_number": page_number,
-        "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,
+        "has_next": more and page_number < MAX_PAGE,
         "has_previous": page_number > 1,
         "page_param": param,
     }
