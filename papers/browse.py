@@ -1,7 +1,8 @@
 """The browse pages: /sota and its areas, the task, dataset and method indexes and pages,
 venues at /conferences and /conference/<slug>, and leaderboards at
-/sota/<task>-on-<dataset>. Thin views: queries in papers.catalogue,
-rendering of descriptions in papers.markup, charts in papers.charts and the templates."""
+/sota/<task>-on-<dataset>. Thin views: queries in papers.taxonomy, papers.conferences and
+papers.leaderboards, rendering of descriptions in papers.markup, charts in papers.charts
+and the templates."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
-from papers import catalogue, charts, markup, outlinks
+from papers import charts, conferences, markup, outlinks, querysets, taxonomy
 from papers.forms import BoardForm, CatalogueForm, PaperPageForm, VenueIndexForm, describe_errors
+from papers.leaderboards.board import board_view, find_board
+from papers.leaderboards.ranks import benchmarks
 from papers.models import (
     Collection,
     Dataset,
@@ -76,8 +79,8 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     if error:
         return error
     q = data["q"]
-    found = catalogue.areas(q, keep=None if q else catalogue.AREA_PREVIEW)
-    context = {"areas": found, "q": q, "preview": not q, "claims": catalogue.task_claims(found)}
+    found = taxonomy.areas(q, keep=None if q else taxonomy.AREA_PREVIEW)
+    context = {"areas": found, "q": q, "preview": not q, "claims": taxonomy.task_claims(found)}
     template = "papers/sota.html#areas" if _wants_fragment(request) else "papers/sota.html"
     return render(request, template, context)
 
@@ -85,10 +88,10 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
 @reads()
 @require_safe
 def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    area = catalogue.area(slug)
+    area = taxonomy.area(slug)
     if area is None:
         raise Http404("No such area")
-    context = {"area": area, "claims": catalogue.task_claims([area])}
+    context = {"area": area, "claims": taxonomy.task_claims([area])}
     return render(request, "papers/area.html", context)
 
 
@@ -109,7 +112,7 @@ def _index(request: HttpRequest, model, **extra) -> HttpResponse:
     sort = data["sort"] or "name"
     if model is Method and sort == "benchmarks":
         sort = "name"
-    page = catalogue.catalogue_page(
+    page = taxonomy.catalogue_page(
         model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, **filters
     )
     context = {
@@ -160,7 +163,7 @@ def method_index(request: HttpRequest) -> HttpResponse:
         "with the papers using it; by collection below.",
         has_benchmarks=False,
         dump_counts=True,
-        groups=catalogue.collection_groups(),
+        groups=taxonomy.collection_groups(),
     )
 
 
@@ -172,7 +175,7 @@ def method_index(request: HttpRequest) -> HttpResponse:
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
     links = PaperTask.objects.filter(task=task)
-    papers = catalogue.linked_papers(links, task.code_paper_count).with_code()
+    papers = querysets.linked_papers(links, task.code_paper_count).with_code()
     search = {"task": task.slug, "has_code": 1}
     context, error = paper_list(request, papers, search, task.code_paper_count)
     if error:
@@ -183,8 +186,8 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "task": task,
             "execution": execution_line(task, "task"),
-            "tree": catalogue.subtask_tree(task),
-            "benchmarks": catalogue.benchmarks(task.leaderboards.all()),
+            "tree": taxonomy.subtask_tree(task),
+            "benchmarks": benchmarks(task.leaderboards.all()),
             **outlinks.without_dead_links(markup.render_all(description=task.description)),
             **context,
         },
@@ -198,7 +201,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
         Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
     )
     links = PaperDataset.objects.filter(dataset=dataset)
-    papers = catalogue.linked_papers(links, dataset.paper_count)
+    papers = querysets.linked_papers(links, dataset.paper_count)
     context, error = paper_list(request, papers, {"dataset": dataset.slug}, dataset.paper_count)
     if error:
         return error
@@ -208,7 +211,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "dataset": dataset,
             "execution": execution_line(dataset, "dataset"),
-            "benchmarks": catalogue.benchmarks(dataset.leaderboards.all()),
+            "benchmarks": benchmarks(dataset.leaderboards.all()),
             **outlinks.without_dead_links(markup.render_all(description=dataset.description)),
             **context,
         },
@@ -223,7 +226,7 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
         slug=slug,
     )
     links = PaperMethod.objects.filter(method=method)
-    papers = catalogue.linked_papers(links, method.paper_count)
+    papers = querysets.linked_papers(links, method.paper_count)
     context, error = paper_list(request, papers, {"method": method.slug}, method.paper_count)
     if error:
         return error
@@ -255,7 +258,7 @@ def conference_index(request: HttpRequest) -> HttpResponse:
     if error:
         return error
     sort = data["sort"] or "name"
-    page = catalogue.venue_index(data["q"], sort, data["page"] or 1, data["per_page"] or 50)
+    page = conferences.venue_index(data["q"], sort, data["page"] or 1, data["per_page"] or 50)
     sorts = [("name", "Name"), ("papers", "Papers")]
     return render(
         request,
@@ -269,7 +272,7 @@ def conference_index(request: HttpRequest) -> HttpResponse:
 def conference_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """A venue over its years, or one year's proceedings, with its papers newest first.
     Papers with Code's address of a year's proceedings (…/neurips-2020-12) redirects."""
-    found, canonical = catalogue.find_venue(slug)
+    found, canonical = conferences.find_venue(slug)
     if found is None:
         if canonical is None:
             raise Http404("No such venue")
@@ -277,7 +280,7 @@ def conference_detail(request: HttpRequest, slug: str) -> HttpResponse:
         if request.GET:
             target += "?" + request.GET.urlencode()
         return redirect(target, permanent=True)
-    papers = catalogue.venue_papers(found)
+    papers = conferences.venue_papers(found)
     context, error = paper_list(request, papers, {}, found.paper_count)
     if error:
         return error
@@ -303,7 +306,7 @@ def board_urls(board, view) -> list[str]:
 @require_safe
 @vary_on_headers("HX-Request")
 def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    board, canonical = catalogue.find_board(slug)
+    board, canonical = find_board(slug)
     if board is None:
         raise Http404("No such leaderboard")
     if not canonical:
@@ -314,7 +317,7 @@ def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     data, error = _valid(BoardForm, request)
     if error:
         return error
-    view = catalogue.board_view(board, data["metric"], data["page"] or 1, data["rows"])
+    view = board_view(board, data["metric"], data["page"] or 1, data["rows"])
     if view is None:
         return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
     context = {

@@ -25,6 +25,7 @@ from django.utils.functional import cached_property
 from codewithpapers.middleware import reads
 from codewithpapers.public import PublicRequest
 from papers.models import Author, Dataset, Leaderboard, Method, Paper, Repository, Task
+from papers.taxonomy import areas
 
 LIMIT = 5_000
 
@@ -168,8 +169,6 @@ class BrowseSitemap(Sitemap):
     few hundred URLs at most, read from one query of the tasks' categories."""
 
     def items(self) -> list[str]:
-        from papers.catalogue import areas
-
         return ["/sota", "/tasks", "/datasets", "/methods"] + [
             f"/area/{quote(area.slug, safe='')}" for area in areas(keep=0)
         ]

@@ -17,7 +17,7 @@ from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, conditional_on_version
 from codewithpapers.middleware import reads
-from papers import catalogue, paging, sample_filters
+from papers import paging, querysets, sample_filters
 from papers import search as fulltext
 from papers.api.http import conditional_json
 from papers.archive.export.records import export_record, record_last_modified, record_paper
@@ -32,6 +32,7 @@ from papers.forms import (
     SearchForm,
     describe_errors,
 )
+from papers.leaderboards import ranks
 from papers.models import (
     Author,
     CodeLink,
@@ -275,7 +276,7 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "paper": paper,
             "related": related,
-            "results": catalogue.paper_results(list(paper.results.all())),
+            "results": ranks.paper_results(list(paper.results.all())),
             **context,
         },
     )
@@ -345,7 +346,7 @@ def paper_list(request: HttpRequest, papers, search: dict, total: int | None = N
     if not form.is_valid():
         return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
     data = form.cleaned_data
-    page = catalogue.paper_page(papers, data["page"] or 1, data["per_page"] or 20, total)
+    page = querysets.paper_page(papers, data["page"] or 1, data["per_page"] or 20, total)
     return {
         "papers_page": page,
         "papers": page.items,
@@ -357,7 +358,7 @@ def paper_list(request: HttpRequest, papers, search: dict, total: int | None = N
 @require_safe
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
-    papers = catalogue.linked_papers(PaperAuthor.objects.filter(author=author), 0)
+    papers = querysets.linked_papers(PaperAuthor.objects.filter(author=author), 0)
     context, error = paper_list(request, papers, {"author": author.slug})
     if error:
         return error
@@ -421,7 +422,7 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
     }
     if _wants_fragment(request):
         return render(request, "papers/repository.html#samples", context)
-    papers = catalogue.linked_papers(CodeLink.objects.filter(repository=repository), 0)
+    papers = querysets.linked_papers(CodeLink.objects.filter(repository=repository), 0)
     listed, error = paper_list(request, papers, {"repository": repository.url})
     if error:
         return error

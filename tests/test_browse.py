@@ -532,7 +532,7 @@ def test_fast_ranking_agrees_with_ranked_rows():
     import random
     from types import SimpleNamespace
 
-    from papers.catalogue import rank_entries
+    from papers.kept.rankings import rank_entries
     from papers.models import ranked_rows
 
     rng = random.Random(5)

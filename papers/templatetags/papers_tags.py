@@ -3,6 +3,7 @@ from urllib.parse import urlencode
 from django import template
 
 from papers import outlinks, titles, venues
+from papers.metrics import metric_text
 from papers.titles import outside_math
 from papers.vocabularies import ContractCheck, RepoKind, SampleStatus, label_for
 
@@ -164,8 +165,6 @@ def field_value(form, name: str) -> str:
 @register.filter
 def metric_value(value) -> str:
     """A metric value as the source gives it (62687, not 62687.0)."""
-    from papers.catalogue import metric_text
-
     return metric_text(value)
 
 
