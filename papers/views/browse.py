@@ -1,8 +1,7 @@
 """The browse pages: /sota and its areas, the task, dataset and method indexes and pages,
-venues at /conferences and /conference/<slug>, and leaderboards at
-/sota/<task>-on-<dataset>. Thin views: queries in papers.taxonomy, papers.conferences and
-papers.leaderboards, rendering of descriptions in papers.markup, charts in papers.charts
-and the templates."""
+and venues at /conferences and /conference/<slug>. Thin views: queries in
+papers.taxonomy, papers.conferences and papers.leaderboards.ranks, rendering of
+descriptions in papers.markup, charts in papers.charts and the templates."""
 
 from __future__ import annotations
 
@@ -16,23 +15,11 @@ from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
 from papers import charts, conferences, markup, outlinks, querysets, taxonomy
-from papers.forms import BoardForm, CatalogueForm, PaperPageForm, VenueIndexForm, describe_errors
-from papers.leaderboards.board import board_view, find_board
+from papers.forms import CatalogueForm, PaperPageForm, VenueIndexForm
 from papers.leaderboards.ranks import benchmarks
-from papers.models import (
-    Collection,
-    Dataset,
-    Method,
-    PaperDataset,
-    PaperMethod,
-    PaperTask,
-    Task,
-)
-from papers.views import HtmxHttpRequest, _wants_fragment, bad_request, paper_list
-
-
-def _search_url(**params) -> str:
-    return f"{reverse('search')}?{urlencode(params)}"
+from papers.models import Collection, Dataset, Method, PaperDataset, PaperMethod, PaperTask, Task
+from papers.templatetags.papers_tags import status_items
+from papers.views.common import HtmxHttpRequest, paper_list, search_url, valid, wants_fragment
 
 
 def execution_line(record, key: str) -> dict:
@@ -41,19 +28,17 @@ def execution_line(record, key: str) -> dict:
     code has a report, and per status the samples across those reports with the papers
     holding one (the search's status filter reads the same per-paper counts). From the
     record's own denormalised counts: no query."""
-    from papers.templatetags.papers_tags import status_items
-
     code = {key: record.slug, "has_code": 1}
     reported = {**code, "has_report": 1}
     by_paper = record.status_paper_counts or {}
     return {
         "papers": record.paper_count,
         "code": record.code_paper_count,
-        "code_url": _search_url(**code),
+        "code_url": search_url(**code),
         "reported": record.report_paper_count,
-        "reported_url": _search_url(**reported),
+        "reported_url": search_url(**reported),
         "statuses": [
-            (status, n, by_paper.get(status, 0), _search_url(**reported, status=status))
+            (status, n, by_paper.get(status, 0), search_url(**reported, status=status))
             for status, n in status_items(record.sample_statuses)
         ],
         "sample_statuses": record.sample_statuses,
@@ -61,27 +46,17 @@ def execution_line(record, key: str) -> dict:
     }
 
 
-def _valid(form_class, request: HttpRequest):
-    form = form_class(request.GET)
-    if not form.is_valid():
-        return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
-    return form.cleaned_data, None
-
-
-# --- /sota and areas ---------------------------------------------------------------------------
-
-
 @reads(CatalogueForm)
 @require_safe
 @vary_on_headers("HX-Request")
 def sota(request: HtmxHttpRequest) -> HttpResponse:
-    data, error = _valid(CatalogueForm, request)
+    data, error = valid(CatalogueForm, request)
     if error:
         return error
     q = data["q"]
     found = taxonomy.areas(q, keep=None if q else taxonomy.AREA_PREVIEW)
     context = {"areas": found, "q": q, "preview": not q, "claims": taxonomy.task_claims(found)}
-    template = "papers/sota.html#areas" if _wants_fragment(request) else "papers/sota.html"
+    template = "papers/sota.html#areas" if wants_fragment(request) else "papers/sota.html"
     return render(request, template, context)
 
 
@@ -95,11 +70,8 @@ def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/area.html", context)
 
 
-# --- index pages -------------------------------------------------------------------------------
-
-
 def _index(request: HttpRequest, model, **extra) -> HttpResponse:
-    data, error = _valid(CatalogueForm, request)
+    data, error = valid(CatalogueForm, request)
     if error:
         return error
     filters = {}
@@ -165,9 +137,6 @@ def method_index(request: HttpRequest) -> HttpResponse:
         dump_counts=True,
         groups=taxonomy.collection_groups(),
     )
-
-
-# --- task, dataset and method pages ------------------------------------------------------------
 
 
 @reads(PaperPageForm)
@@ -248,13 +217,10 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-# --- venues ------------------------------------------------------------------------------------
-
-
 @reads(VenueIndexForm)
 @require_safe
 def conference_index(request: HttpRequest) -> HttpResponse:
-    data, error = _valid(VenueIndexForm, request)
+    data, error = valid(VenueIndexForm, request)
     if error:
         return error
     sort = data["sort"] or "name"
@@ -285,48 +251,3 @@ def conference_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         return error
     return render(request, "papers/conference.html", {"found": found, **context})
-
-
-# --- leaderboards ------------------------------------------------------------------------------
-
-
-def board_urls(board, view) -> list[str]:
-    """The URLs the board's page links to that may name a record of ours: its links and
-    citations, and the papers of the rows shown that are not in the archive."""
-    urls = [
-        item.get("url")
-        for item in [*board.dataset_links, *board.dataset_citations]
-        if isinstance(item, dict)
-    ]
-    urls += [row.paper_url for row in view.rows if not row.paper_id]
-    return [url for url in urls if isinstance(url, str)]
-
-
-@reads(BoardForm)
-@require_safe
-@vary_on_headers("HX-Request")
-def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    board, canonical = find_board(slug)
-    if board is None:
-        raise Http404("No such leaderboard")
-    if not canonical:
-        target = board.get_absolute_url()
-        if request.GET:
-            target += "?" + request.GET.urlencode()
-        return redirect(target, permanent=True)
-    data, error = _valid(BoardForm, request)
-    if error:
-        return error
-    view = board_view(board, data["metric"], data["page"] or 1, data["rows"])
-    if view is None:
-        return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
-    context = {
-        "view": view,
-        "board": board,
-        "outlinks": outlinks.resolve(board_urls(board, view)),
-        **outlinks.without_dead_links(markup.render_all(description=board.description)),
-    }
-    template = (
-        "papers/leaderboard.html#board" if _wants_fragment(request) else "papers/leaderboard.html"
-    )
-    return render(request, template, context)
