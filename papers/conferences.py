@@ -29,7 +29,7 @@ class VenueSeries:
     paper_count: int = 0
 
     def get_absolute_url(self) -> str:
-        return reverse("conference", kwargs={"slug": self.series})
+        return reverse("papers:conference", kwargs={"slug": self.series})
 
     @property
     def proceedings(self) -> list[str]:

@@ -91,7 +91,7 @@ def resolve(urls) -> dict[str, str]:
         rows = models[kind].objects.filter(slug__in=list(slugs), hidden=False)
         for slug in rows.values_list("slug", flat=True):
             for url in slugs[slug]:
-                found[url] = reverse(kind, kwargs={"slug": slug})
+                found[url] = reverse(f"papers:{kind}", kwargs={"slug": slug})
     if boards := wanted.get("sota"):
         exact = Q()
         for slug in boards:
@@ -102,7 +102,7 @@ def resolve(urls) -> dict[str, str]:
             for task, dataset in pairs:
                 slug = board_slug(task, dataset)
                 for url in boards.get(slug, []):
-                    found[url] = reverse("leaderboard", kwargs={"slug": slug})
+                    found[url] = reverse("papers:leaderboard", kwargs={"slug": slug})
     return found
 
 

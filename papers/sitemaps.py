@@ -181,7 +181,7 @@ class BrowseSitemap(Sitemap):
 def index(request: HttpRequest) -> HttpResponse:
     """The sitemap index, at the site's public address (codewithpapers.public)."""
     return sitemap_views.index(
-        PublicRequest(request), sitemaps=SITEMAPS, sitemap_url_name="sitemap-section"
+        PublicRequest(request), sitemaps=SITEMAPS, sitemap_url_name="papers:sitemap-section"
     )
 
 

@@ -3,6 +3,8 @@ from django.urls import path, re_path
 from papers import feeds, sitemaps
 from papers.views import browse, leaderboards, pages, papers, search
 
+app_name = "papers"
+
 urlpatterns = [
     path("", pages.home, name="home"),
     path("about", pages.about, name="about"),

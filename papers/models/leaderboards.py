@@ -67,7 +67,7 @@ class Leaderboard(Record):
         """/sota/<task>-on-<dataset>, the old site's URL shape (task and dataset must be
         loaded with it)."""
         return reverse(
-            "leaderboard", kwargs={"slug": board_slug(self.task.slug, self.dataset.slug)}
+            "papers:leaderboard", kwargs={"slug": board_slug(self.task.slug, self.dataset.slug)}
         )
 
     def natural_key(self):

@@ -225,7 +225,7 @@ class Paper(Record):
     def get_absolute_url(self) -> str:
         # `/paper/<slug>.json` is a paper's record: a slug ending in ".json" gets a page
         # address of its own, with a trailing slash.
-        name = "paper-dot-json" if self.slug.endswith(".json") else "paper"
+        name = "papers:paper-dot-json" if self.slug.endswith(".json") else "papers:paper"
         return reverse(name, kwargs={"slug": self.slug})
 
     def natural_key(self):
@@ -278,7 +278,7 @@ class Author(Record):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("author", kwargs={"slug": self.slug})
+        return reverse("papers:author", kwargs={"slug": self.slug})
 
     def natural_key(self):
         return (self.slug,)
@@ -365,7 +365,7 @@ class Repository(Record):
 
     def get_absolute_url(self) -> str:
         return reverse(
-            "repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name}
+            "papers:repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name}
         )
 
     @property

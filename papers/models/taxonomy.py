@@ -120,7 +120,7 @@ class Task(Curated):
         constraints = [models.UniqueConstraint(fields=["slug"], name="task_slug_unique")]
 
     def get_absolute_url(self) -> str:
-        return reverse("task", kwargs={"slug": self.slug})
+        return reverse("papers:task", kwargs={"slug": self.slug})
 
 
 class TaskEdgeManager(models.Manager):
@@ -219,7 +219,7 @@ class Method(Curated):
         constraints = [models.UniqueConstraint(fields=["slug"], name="method_slug_unique")]
 
     def get_absolute_url(self) -> str:
-        return reverse("method", kwargs={"slug": self.slug})
+        return reverse("papers:method", kwargs={"slug": self.slug})
 
     @property
     def shown_year(self) -> int | None:
@@ -315,7 +315,7 @@ class Dataset(Curated):
         ]
 
     def get_absolute_url(self) -> str:
-        return reverse("dataset", kwargs={"slug": self.slug})
+        return reverse("papers:dataset", kwargs={"slug": self.slug})
 
 
 class PaperLinkManager(models.Manager):

@@ -43,4 +43,4 @@ class Venue(models.Model):
         return f"{self.name} {self.year}" if self.year else self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("conference", kwargs={"slug": self.slug})
+        return reverse("papers:conference", kwargs={"slug": self.slug})

@@ -82,7 +82,7 @@ def venue_link(proceeding: str):
     venue = venues.parse(proceeding)
     if venue is None:
         return proceeding or ""
-    url = reverse("conference", kwargs={"slug": venue.slug})
+    url = reverse("papers:conference", kwargs={"slug": venue.slug})
     return format_html('<a href="{}" class="venue">{}</a>', url, venue.label)
 
 

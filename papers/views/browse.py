@@ -202,7 +202,7 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
     def year_search(year: int) -> str:
         query = urlencode({"method": method.slug, "year_from": year, "year_to": year})
-        return f"{reverse('search')}?{query}"
+        return f"{reverse('papers:search')}?{query}"
 
     return render(
         request,
@@ -242,7 +242,7 @@ def conference_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if found is None:
         if canonical is None:
             raise Http404("No such venue")
-        target = reverse("conference", kwargs={"slug": canonical})
+        target = reverse("papers:conference", kwargs={"slug": canonical})
         if request.GET:
             target += "?" + request.GET.urlencode()
         return redirect(target, permanent=True)

@@ -28,7 +28,7 @@ def wants_fragment(request: HtmxHttpRequest) -> bool:
 
 
 def search_url(**params) -> str:
-    return f"{reverse('search')}?{urlencode(params)}"
+    return f"{reverse('papers:search')}?{urlencode(params)}"
 
 
 def valid(form_class, request: HttpRequest):
@@ -49,5 +49,5 @@ def paper_list(request: HttpRequest, papers, search: dict, total: int | None = N
     return {
         "papers_page": page,
         "papers": page.items,
-        "search_within": f"{reverse('search')}?{urlencode(search)}" if search else "",
+        "search_within": f"{reverse('papers:search')}?{urlencode(search)}" if search else "",
     }, None

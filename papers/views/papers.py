@@ -111,7 +111,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
         "chosen": chosen,
         "status_counts": sample_filters.status_counts(found),
         "samples_url": paper.get_absolute_url(),
-        "samples_fragment_url": reverse("paper-samples", kwargs={"slug": paper.slug}),
+        "samples_fragment_url": reverse("papers:paper-samples", kwargs={"slug": paper.slug}),
     }
 
 
@@ -259,8 +259,8 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
         "chosen": chosen,
         "repository": keep.get("repository", ""),
         "without_repository": urlencode(chosen),
-        "samples_url": reverse("samples"),
-        "samples_fragment_url": reverse("samples"),
+        "samples_url": reverse("papers:samples"),
+        "samples_fragment_url": reverse("papers:samples"),
         **_sample_page(base.filter(**chosen), page_number),
     }
     template = "papers/samples.html#samples" if wants_fragment(request) else "papers/samples.html"
