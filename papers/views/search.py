@@ -77,47 +77,48 @@ def search(request: HtmxHttpRequest) -> HttpResponse:
             return HttpResponseClientRedirect(hit.get_absolute_url())
         return redirect(hit)
     sort = data["sort"] or ("relevance" if q.strip() else "newest")
-    page_number = data["page"] or 1
-    window = paging.Window(page_number, PER_PAGE)
+    window = paging.Window(data["page"] or 1, PER_PAGE)
     context.update(
         q=q,
         sort=sort,
-        page_number=page_number,
+        page_number=window.number,
         result_start=window.offset + 1,
         too_deep=False,
         direct_hit=hit,
         unknown=form.unknown,
     )
-    if page_number > MAX_PAGE:
-        context["too_deep"] = True
-        context["max_page"] = MAX_PAGE
-        result = None
-    elif form.unknown:  # a filter names nothing: no paper can match
-        result = fulltext.SearchPage(ids=[], total=0, capped=False)
-        context.update(result=result, rows=[])
-    else:
-        base = filter_papers(Paper.objects.visible(), data)
-        result = fulltext.search(
-            q,
-            base,
-            sort=sort,
-            offset=window.offset,
-            limit=window.size,
-            facets=True,
-            narrowed_by=paper_id_sets(data),
-        )
-        rows = fulltext.result_rows(result)
-        pages = paging.page_count(result.total, PER_PAGE)
-        context.update(
-            result=result,
-            rows=rows,
-            has_previous=page_number > 1,
-            has_next=page_number < min(pages, MAX_PAGE),
-            last_page=min(pages, MAX_PAGE),
-            facets=result.facets,
-            empty_hint=(q.strip() and not result.total),
-        )
+    context.update(_results(form, sort, window))
     return render(request, fragment or "papers/search.html", context)
+
+
+def _results(form: SearchForm, sort: str, window: paging.Window) -> dict:
+    """The page's results: a page of matches ranked, with the facets; none past the last
+    page shown (MAX_PAGE), nor when a filter names nothing (no paper can match)."""
+    if window.number > MAX_PAGE:
+        return {"too_deep": True, "max_page": MAX_PAGE}
+    if form.unknown:
+        return {"result": fulltext.SearchPage(ids=[], total=0, capped=False), "rows": []}
+    data = form.cleaned_data
+    q = data["q"]
+    result = fulltext.search(
+        q,
+        filter_papers(Paper.objects.visible(), data),
+        sort=sort,
+        offset=window.offset,
+        limit=window.size,
+        facets=True,
+        narrowed_by=paper_id_sets(data),
+    )
+    last_page = min(paging.page_count(result.total, PER_PAGE), MAX_PAGE)
+    return {
+        "result": result,
+        "rows": fulltext.result_rows(result),
+        "has_previous": window.number > 1,
+        "has_next": window.number < last_page,
+        "last_page": last_page,
+        "facets": result.facets,
+        "empty_hint": (q.strip() and not result.total),
+    }
 
 
 @reads(*NAMED)
