@@ -44,6 +44,8 @@ class Touched:
 
 
 class KeptAdmin(admin.ModelAdmin):
+    """Refreshes what staff's save or delete touched, as the admin declares it (above)."""
+
     kept_paper = ""
     kept_board = ""
     kept_records: tuple[str, ...] = ()

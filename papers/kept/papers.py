@@ -141,5 +141,4 @@ def refresh_author_names(paper_ids: Iterable[int]) -> None:
     """Write these papers' author names again from their authorships, in order (after
     an edit of their author lists or of an author's name)."""
     for paper in Paper.objects.filter(pk__in=set(paper_ids)).only("pk"):
-        names = paper.authorships.order_by("position").values_list("author__name", flat=True)
-        Paper.objects.filter(pk=paper.pk).update(author_names=", ".join(names))
+        paper.refresh_author_names()
