@@ -145,6 +145,7 @@ def make_paper(db):
     import datetime as dt
     import itertools
 
+    from papers.kept.papers import refresh_counts
     from papers.models import (
         Author,
         CodeLink,
@@ -247,7 +248,7 @@ def make_paper(db):
         related = Paper.objects.create(slug=f"related-{i}", title=f"Related paper {i}")
         RelatedPaper.objects.create(paper=paper, related=related, score=0.9, rank=0)
 
-        Paper.objects.filter(pk__in=[paper.pk, related.pk]).refresh_counts()
+        refresh_counts([paper.pk, related.pk])
         paper.refresh_from_db()
         return paper
 

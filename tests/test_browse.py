@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from papers.kept import refresh_all as refresh_browse_counts
+from papers.kept.papers import refresh_counts
 from papers.models import (
     Author,
     CodeLink,
@@ -109,7 +110,7 @@ class World:
                 paper_date="",
                 metrics={"WER": 10.0 - i * 0.1},
             )
-        Paper.objects.refresh_counts()
+        refresh_counts(Paper.objects.values_list("id", flat=True))
         refresh_browse_counts()
 
 

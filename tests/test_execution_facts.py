@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from papers.kept import refresh_all as refresh_browse_counts
+from papers.kept.papers import refresh_counts
 from papers.models import (
     Dataset,
     Method,
@@ -38,7 +39,7 @@ def give_report(paper: Paper, statuses: list[str], claim: str = CLAIM) -> None:
 
 
 def refresh() -> None:
-    Paper.objects.refresh_counts()
+    refresh_counts(Paper.objects.values_list("id", flat=True))
     refresh_browse_counts()
 
 

@@ -21,10 +21,10 @@ COUNTS_SPAN = 5000  # papers whose counts one round of refresh_counts() reads
 
 
 def refresh_counts(paper_ids: Iterable[int]) -> int:
-    """Recompute the denormalised counts of these papers (ids in ascending order) from
-    their code links and samples: how many links, whether one is official, the links by
-    framework, how many samples and the samples by status. Writes only the rows whose
-    values changed; returns how many.
+    """Recompute the denormalised counts of these papers from their code links and
+    samples: how many links, whether one is official, the links by framework, how many
+    samples and the samples by status. Writes only the rows whose values changed;
+    returns how many. Ids in ascending order read the fewest rows.
 
     Raw SQL, round by round: an import touches up to every paper, and the ids it wrote
     are mostly contiguous, so each round reads a range of ids rather than binding
@@ -33,7 +33,7 @@ def refresh_counts(paper_ids: Iterable[int]) -> int:
     written = 0
     with transaction.atomic(), connection.cursor() as cursor:
         for part in itertools.batched(paper_ids, COUNTS_SPAN):
-            low, high = part[0], part[-1]
+            low, high = min(part), max(part)
             if high - low < 4 * len(part):
                 where, params = "BETWEEN %s AND %s", [low, high]
             else:  # sparse: name them (in pieces under SQLite's variable limit)

@@ -95,15 +95,6 @@ class PaperQuerySet(models.QuerySet):
             return None
         return self.visible().filter(arxiv_id=arxiv).order_by("id").first()
 
-    def refresh_counts(self) -> int:
-        """Recompute the denormalised counts of these papers from their links and samples
-        (papers.kept.papers.refresh_counts()). Returns how many rows changed."""
-        # Imported here: papers.kept reads these models. Writers call papers.kept
-        # (after_write()); this spelling is for a shell and the tests.
-        from papers.kept.papers import refresh_counts
-
-        return refresh_counts(sorted(self.values_list("id", flat=True)))
-
 
 class PaperManager(SlugManager.from_queryset(PaperQuerySet)):
     pass
