@@ -71,7 +71,7 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
     """Apply the search filters (SearchForm.cleaned_data keys) to a Paper queryset.
 
     A framework or a sample status is checked against the paper's own copy
-    (Paper.frameworks, Paper.sample_statuses; refresh_counts() keeps it true), which a
+    (Paper.frameworks, Paper.sample_statuses; papers.kept.papers keeps it true), which a
     search reads with the paper anyway: ~0.3 µs a match. Where a rare value should
     lead the plan instead, the search may also check the related rows' (paper, value)
     index (paper_id_sets())."""
