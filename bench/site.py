@@ -243,12 +243,12 @@ def browse_urls() -> dict[str, str]:
 
 
 def board_baseline(boards: dict[str, str], measure, requests: int) -> list[dict]:
-    """The leaderboard pages as they were before papers.rankings kept each board's
+    """The leaderboard pages as they were before papers.kept.rankings kept each board's
     ranking: every row read, ranked and charted, and joined to its paper, per request
     (the page's own fallback when nothing is kept, with no cache)."""
     from unittest import mock
 
-    from papers import rankings
+    from papers.kept import rankings
 
     found = []
     with mock.patch.object(rankings, "kept_facts", lambda board, metric: (None, None)):

@@ -74,68 +74,76 @@ def parse_database_url(url: str, *, name: str = "DATABASE_URL", base_dir: Path) 
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme == "sqlite":
-        # sqlite:///relative.sqlite3 and sqlite:////absolute/path.sqlite3, as in dj-database-url.
-        raw_path = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
-        if not raw_path:
-            raise ImproperlyConfigured(f"{name} names no SQLite file: {url!r}")
-        path = raw_path if raw_path == ":memory:" else str((base_dir / raw_path).resolve())
-        return {
-            # Django's, with the site's statement timeout (codewithpapers.backends).
-            "ENGINE": "codewithpapers.backends.sqlite3",
-            "NAME": path,
-            "OPTIONS": {
-                # IMMEDIATE takes the write lock at BEGIN, so two writers queue on
-                # busy_timeout instead of failing with "database is locked" mid-transaction.
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": (
-                    "PRAGMA journal_mode=WAL;"
-                    "PRAGMA synchronous=NORMAL;"
-                    "PRAGMA busy_timeout=20000;"
-                    "PRAGMA foreign_keys=ON;"
-                ),
-            },
-            "TEST": {"NAME": None},
-        }
+        return _sqlite_database(parts, url, name, base_dir)
     if scheme in {"postgres", "postgresql", "pgsql"}:
-        database = unquote(parts.path.lstrip("/"))
-        if not database:
-            raise ImproperlyConfigured(f"{name} names no PostgreSQL database: {url!r}")
-        try:
-            port = parts.port
-        except ValueError:
-            raise ImproperlyConfigured(f"{name} has an invalid port: {url!r}") from None
-        options = dict(parse_qsl(parts.query))
-        return {
-            # Django's, with the site's statement timeout and a bound on waiting for a
-            # server that has gone silent (codewithpapers.backends).
-            "ENGINE": "codewithpapers.backends.postgresql",
-            "NAME": database,
-            "USER": unquote(parts.username or ""),
-            "PASSWORD": unquote(parts.password or ""),
-            "HOST": parts.hostname or "",
-            "PORT": str(port or ""),
-            "CONN_MAX_AGE": 60,
-            "CONN_HEALTH_CHECKS": True,
-            # Planner settings for our sessions (docs/deploy.md); `?options=…` in the URL
-            # replaces them. JIT off: a search over a common word is costed above
-            # jit_above_cost and compiling takes longer than the query runs.
-            # random_page_cost 1.1 (the data is in memory or on SSD): at the default 4
-            # the search window (the first matches by id) of a phrase is planned as a
-            # sort of all 190k matches, 0.6 s, instead of a walk of the primary key.
-            # TCP keepalives and tcp_user_timeout: a server behind a network partition
-            # is given up on within about 20 s instead of the kernel's ~2 hours (a
-            # request gives up sooner still, see codewithpapers.backends).
-            "OPTIONS": {
-                "connect_timeout": 2,
-                "options": SESSION_OPTIONS,
-                **KEEPALIVES,
-                **options,
-            },
-        }
+        return _postgresql_database(parts, url, name)
     raise ImproperlyConfigured(
         f"{name} must start with sqlite:// or postgres://, got {scheme or 'no scheme'!r}"
     )
+
+
+def _sqlite_database(parts, url: str, name: str, base_dir: Path) -> dict:
+    # sqlite:///relative.sqlite3 and sqlite:////absolute/path.sqlite3, as in dj-database-url.
+    raw_path = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
+    if not raw_path:
+        raise ImproperlyConfigured(f"{name} names no SQLite file: {url!r}")
+    path = raw_path if raw_path == ":memory:" else str((base_dir / raw_path).resolve())
+    return {
+        # Django's, with the site's statement timeout (codewithpapers.backends).
+        "ENGINE": "codewithpapers.backends.sqlite3",
+        "NAME": path,
+        "OPTIONS": {
+            # IMMEDIATE takes the write lock at BEGIN, so two writers queue on
+            # busy_timeout instead of failing with "database is locked" mid-transaction.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": (
+                "PRAGMA journal_mode=WAL;"
+                "PRAGMA synchronous=NORMAL;"
+                "PRAGMA busy_timeout=20000;"
+                "PRAGMA foreign_keys=ON;"
+            ),
+        },
+        "TEST": {"NAME": None},
+    }
+
+
+def _postgresql_database(parts, url: str, name: str) -> dict:
+    database = unquote(parts.path.lstrip("/"))
+    if not database:
+        raise ImproperlyConfigured(f"{name} names no PostgreSQL database: {url!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has an invalid port: {url!r}") from None
+    options = dict(parse_qsl(parts.query))
+    return {
+        # Django's, with the site's statement timeout and a bound on waiting for a
+        # server that has gone silent (codewithpapers.backends).
+        "ENGINE": "codewithpapers.backends.postgresql",
+        "NAME": database,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(port or ""),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+        # Planner settings for our sessions (docs/deploy.md); `?options=…` in the URL
+        # replaces them. JIT off: a search over a common word is costed above
+        # jit_above_cost and compiling takes longer than the query runs.
+        # random_page_cost 1.1 (the data is in memory or on SSD): at the default 4
+        # the search window (the first matches by id) of a phrase is planned as a
+        # sort of all 190k matches, 0.6 s, instead of a walk of the primary key.
+        # TCP keepalives and tcp_user_timeout: a server behind a network partition
+        # is given up on within about 20 s instead of the kernel's ~2 hours (a
+        # request gives up sooner still, see codewithpapers.backends).
+        "OPTIONS": {
+            "connect_timeout": 2,
+            "options": SESSION_OPTIONS,
+            **KEEPALIVES,
+            **options,
+        },
+    }
 
 
 def parse_cache_url(

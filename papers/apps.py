@@ -7,4 +7,7 @@ class PapersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from papers import rankings  # noqa: F401  (connects its signal handlers)
+        # An ORM write to a board forgets what was kept of it (papers.kept.signals).
+        from papers.kept import signals
+
+        signals.connect()

@@ -246,30 +246,117 @@ def progress_chart_of(
     if not dated:
         return None
     dated.sort(key=lambda entry: entry[:2])  # by date, the best of a day first
+    frame = _Frame.of(dated)
+    points, records, dots = _plot(dated, frame, keys_are_results)
 
-    first_day, last_day = dated[0][0], dated[-1][0]
-    span = max(last_day - first_day, 60)
-    x_low, x_high = first_day - span * 0.03, first_day + span * 1.03
-    values = [value for _, _, value, _ in dated]
-    # Values near a float's limits (1e308 beside -1e308) would overflow the geometry's
-    # arithmetic: the y axis then counts in units of the largest magnitude.
-    largest = max(abs(min(values)), abs(max(values)))
-    unit = largest if largest > HUGE else 1.0
-    low, high = min(values) / unit, max(values) / unit
-    pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
-    y_low, y_high = low - pad, high + pad
+    # The running best: flat until the next record, then a step to it; on to the last date.
+    path = [f"M{records[0].x},{records[0].y}"]
+    for point in records[1:]:
+        path.append(f"H{point.x}V{point.y}")
+    path.append(f"H{frame.x_of(frame.last_day)}")
 
-    plot_left, plot_right = LEFT, WIDTH - RIGHT
-    plot_top, plot_bottom = TOP, HEIGHT - BOTTOM
-    x_scale = (plot_right - plot_left) / (x_high - x_low)
-    y_scale = (plot_bottom - plot_top) / (y_high - y_low)
+    _place_labels(records, frame.left, frame.right, frame.top)
+    return ProgressChart(
+        metric=metric,
+        lower_is_better=lower_is_better,
+        points=points,
+        records=records,
+        step_path="".join(path),
+        x_ticks=frame.x_ticks(),
+        y_ticks=frame.y_ticks(),
+        undated=undated,
+        count=len(dated),
+        dots_path="".join(f"M{x} {y}h0" for x, y in sorted(dots)),
+    )
 
-    def x_of(day: float) -> float:
-        return round(plot_left + (day - x_low) * x_scale, 1)
 
-    def y_of(value: float) -> float:
-        return round(plot_bottom - (value / unit - y_low) * y_scale, 1)
+@dataclass
+class _Frame:
+    """A progress chart's axes: the days and values its plot area spans, and the scale
+    from them to user units."""
 
+    first_day: int
+    last_day: int
+    x_low: float
+    x_high: float
+    unit: float
+    y_low: float
+    y_high: float
+    left: float = LEFT
+    right: float = WIDTH - RIGHT
+    top: float = TOP
+    bottom: float = HEIGHT - BOTTOM
+
+    @classmethod
+    def of(cls, dated: list[tuple]) -> _Frame:
+        """The frame of (day, signed value, value, key) entries sorted by day."""
+        first_day, last_day = dated[0][0], dated[-1][0]
+        span = max(last_day - first_day, 60)
+        values = [value for _, _, value, _ in dated]
+        # Values near a float's limits (1e308 beside -1e308) would overflow the geometry's
+        # arithmetic: the y axis then counts in units of the largest magnitude.
+        largest = max(abs(min(values)), abs(max(values)))
+        unit = largest if largest > HUGE else 1.0
+        low, high = min(values) / unit, max(values) / unit
+        pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
+        return cls(
+            first_day=first_day,
+            last_day=last_day,
+            x_low=first_day - span * 0.03,
+            x_high=first_day + span * 1.03,
+            unit=unit,
+            y_low=low - pad,
+            y_high=high + pad,
+        )
+
+    @property
+    def x_scale(self) -> float:
+        return (self.right - self.left) / (self.x_high - self.x_low)
+
+    @property
+    def y_scale(self) -> float:
+        return (self.bottom - self.top) / (self.y_high - self.y_low)
+
+    def x_of(self, day: float) -> float:
+        return round(self.left + (day - self.x_low) * self.x_scale, 1)
+
+    def y_of(self, value: float) -> float:
+        return round(self.bottom - (value / self.unit - self.y_low) * self.y_scale, 1)
+
+    def dot(self, day: float, value: float) -> tuple[int, int]:
+        """A point's position in whole user units, rounded: one dot per distinct one."""
+        return (
+            int(self.left + (day - self.x_low) * self.x_scale + 0.5),
+            int(self.bottom - (value / self.unit - self.y_low) * self.y_scale + 0.5),
+        )
+
+    def x_ticks(self) -> list[Tick]:
+        first_year = dt.date.fromordinal(self.first_day).year
+        last_year = dt.date.fromordinal(self.last_day).year
+        ticks = [
+            Tick(self.x_of(dt.date(year, 1, 1).toordinal()), str(year))
+            for year in range(first_year, last_year + 2)
+            if self.x_low <= dt.date(year, 1, 1).toordinal() <= self.x_high
+        ]
+        if len(ticks) > 8:  # every other year (or fewer) on long histories
+            step = math.ceil(len(ticks) / 8)
+            ticks = ticks[::step]
+        return ticks
+
+    def y_ticks(self) -> list[Tick]:
+        y_low, y_high, unit = self.y_low, self.y_high, self.unit
+        return [
+            Tick(round(self.bottom - (v - y_low) * self.y_scale, 1), format_tick(v * unit))
+            for v in nice_ticks(y_low, y_high)
+            if y_low <= v <= y_high and math.isfinite(v * unit)
+        ]
+
+
+def _plot(
+    dated: list[tuple], frame: _Frame, keys_are_results: bool
+) -> tuple[list[Point], list[Point], set[tuple[int, int]]]:
+    """The points drawn one by one (every result on a small board, else the records),
+    the records among them, and the other results' dots."""
     each = len(dated) <= LINK_EVERY_POINT
     points, records, dots = [], [], set()
     best = None  # the best so far, signed so that smaller is better
@@ -279,53 +366,13 @@ def progress_chart_of(
             best = signed
         if record or each:
             result = key if keys_are_results else Result(dt.date.fromordinal(day), value, key=key)
-            point = Point(x_of(day), y_of(value), result, record)
+            point = Point(frame.x_of(day), frame.y_of(value), result, record)
             points.append(point)
             if record:
                 records.append(point)
-        else:  # whole user units, rounded: one dot per distinct position
-            dots.add(
-                (
-                    int(plot_left + (day - x_low) * x_scale + 0.5),
-                    int(plot_bottom - (value / unit - y_low) * y_scale + 0.5),
-                )
-            )
-
-    # The running best: flat until the next record, then a step to it; on to the last date.
-    path = [f"M{records[0].x},{records[0].y}"]
-    for point in records[1:]:
-        path.append(f"H{point.x}V{point.y}")
-    path.append(f"H{x_of(last_day)}")
-
-    _place_labels(records, plot_left, plot_right, plot_top)
-
-    first_year = dt.date.fromordinal(first_day).year
-    last_year = dt.date.fromordinal(last_day).year
-    x_ticks = [
-        Tick(x_of(dt.date(year, 1, 1).toordinal()), str(year))
-        for year in range(first_year, last_year + 2)
-        if x_low <= dt.date(year, 1, 1).toordinal() <= x_high
-    ]
-    if len(x_ticks) > 8:  # every other year (or fewer) on long histories
-        step = math.ceil(len(x_ticks) / 8)
-        x_ticks = x_ticks[::step]
-    y_ticks = [
-        Tick(round(plot_bottom - (v - y_low) * y_scale, 1), format_tick(v * unit))
-        for v in nice_ticks(y_low, y_high)
-        if y_low <= v <= y_high and math.isfinite(v * unit)
-    ]
-    return ProgressChart(
-        metric=metric,
-        lower_is_better=lower_is_better,
-        points=points,
-        records=records,
-        step_path="".join(path),
-        x_ticks=x_ticks,
-        y_ticks=y_ticks,
-        undated=undated,
-        count=len(dated),
-        dots_path="".join(f"M{x} {y}h0" for x, y in sorted(dots)),
-    )
+        else:
+            dots.add(frame.dot(day, value))
+    return points, records, dots
 
 
 def _place_labels(records: list[Point], left: float, right: float, top: float) -> None:

@@ -43,6 +43,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # --- directions ------------------------------------------------------------------------------
 
@@ -449,3 +450,17 @@ def contradicts(values: Sequence[float], lower_is_better: bool) -> bool:
     other = new_bests(values, not lower_is_better)
     newest_is_best = values[-1] == (max(values) if lower_is_better else min(values))
     return other >= 3 and other >= 2 * mine and newest_is_best
+
+
+def metric_text(value: Any) -> str:
+    """A metric value as the source gives it: text verbatim, numbers without a float's
+    ".0" (62687, not 62687.0)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    return str(value)

@@ -26,11 +26,12 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from papers.identifiers import board_slug, board_splits
+
 PWC_HOSTS = {"paperswithcode.com", "www.paperswithcode.com"}
 WAYBACK = "https://web.archive.org/web/{date}/{url}"
 # Papers with Code's record pages that have pages here, by the first part of their path.
 KINDS = ("paper", "method", "task", "dataset", "sota")
-BOARD_SEPARATOR = "-on-"  # /sota/<task>-on-<dataset> (papers.catalogue)
 
 
 def _parts(url: str):
@@ -72,16 +73,6 @@ def _shown(url: str) -> str:
     return re.sub(r"^https?://(www\.)?", "", url.strip()).rstrip("/")
 
 
-def _board_splits(slug: str) -> list[tuple[str, str]]:
-    splits, start = [], 0
-    while (at := slug.find(BOARD_SEPARATOR, start)) != -1:
-        task, dataset = slug[:at], slug[at + len(BOARD_SEPARATOR) :]
-        if task and dataset:
-            splits.append((task, dataset))
-        start = at + 1
-    return splits[:20]
-
-
 def resolve(urls) -> dict[str, str]:
     """{URL: our page's address} for the Papers with Code record URLs among `urls` that
     name a record we have (not hidden): one query per kind named, none without any."""
@@ -100,18 +91,18 @@ def resolve(urls) -> dict[str, str]:
         rows = models[kind].objects.filter(slug__in=list(slugs), hidden=False)
         for slug in rows.values_list("slug", flat=True):
             for url in slugs[slug]:
-                found[url] = reverse(kind, kwargs={"slug": slug})
+                found[url] = reverse(f"papers:{kind}", kwargs={"slug": slug})
     if boards := wanted.get("sota"):
         exact = Q()
         for slug in boards:
-            for task, dataset in _board_splits(slug):
+            for task, dataset in board_splits(slug)[:20]:
                 exact |= Q(task__slug=task, dataset__slug=dataset)
         if exact:
             pairs = Leaderboard.objects.filter(exact).values_list("task__slug", "dataset__slug")
             for task, dataset in pairs:
-                slug = f"{task}{BOARD_SEPARATOR}{dataset}"
+                slug = board_slug(task, dataset)
                 for url in boards.get(slug, []):
-                    found[url] = reverse("leaderboard", kwargs={"slug": slug})
+                    found[url] = reverse("papers:leaderboard", kwargs={"slug": slug})
     return found
 
 

@@ -1,4 +1,5 @@
-"""Domain filters shared by the search page, the API and the browse pages."""
+"""Domain filters shared by the search page, the API and the browse pages, and the paged
+lists of papers the record pages show (a task's, an author's, a venue's…)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, 
 from django.utils.text import slugify
 
 from papers.models import (
+    NEWEST_FIRST,
     CodeLink,
     Dataset,
     Method,
@@ -21,6 +23,7 @@ from papers.models import (
     Sample,
     Task,
 )
+from papers.paging import Page, page_of
 
 # The search filters that name a task, a method or a dataset, and the model each names.
 NAMED = {"task": Task, "method": Method, "dataset": Dataset}
@@ -68,7 +71,7 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
     """Apply the search filters (SearchForm.cleaned_data keys) to a Paper queryset.
 
     A framework or a sample status is checked against the paper's own copy
-    (Paper.frameworks, Paper.sample_statuses; refresh_counts() keeps it true), which a
+    (Paper.frameworks, Paper.sample_statuses; papers.kept.papers keeps it true), which a
     search reads with the paper anyway: ~0.3 µs a match. Where a rare value should
     lead the plan instead, the search may also check the related rows' (paper, value)
     index (paper_id_sets())."""
@@ -166,3 +169,29 @@ def frameworks() -> list[str]:
     typed one in any case and to offer them. One query, over the framework index."""
     rows = CodeLink.objects.exclude(framework="").order_by("framework").values_list("framework")
     return [framework for (framework,) in rows.distinct()]
+
+
+# --- paged paper lists -------------------------------------------------------------------------
+
+# A list of more papers than this is read newest first from the papers' date index,
+# probing the links for each paper, which stops after a page; a smaller one is read from
+# the links' index and sorted (probing would walk most of the archive to fill a page).
+DENSE = 2_000
+
+
+def linked_papers(links: QuerySet, total: int) -> QuerySet[Paper]:
+    """The papers that have one of these link rows (a task's PaperTask rows…), written for
+    the plan that reads a page of `total` of them fastest."""
+    if total > DENSE:
+        return Paper.objects.filter(Exists(links.filter(paper=OuterRef("pk"))))
+    return Paper.objects.filter(id__in=links.values("paper_id"))
+
+
+def paper_page(
+    papers: QuerySet[Paper], number: int, per_page: int, total: int | None = None
+) -> Page:
+    """A page of visible papers, newest first (undated last), with their authors: three
+    queries (count unless given, rows, authors)."""
+    return page_of(
+        papers.visible().order_by(*NEWEST_FIRST).with_authors(), number, per_page, total
+    )

@@ -25,6 +25,7 @@ from django.utils.functional import cached_property
 from codewithpapers.middleware import reads
 from codewithpapers.public import PublicRequest
 from papers.models import Author, Dataset, Leaderboard, Method, Paper, Repository, Task
+from papers.taxonomy import areas
 
 LIMIT = 5_000
 
@@ -36,7 +37,12 @@ class IdRangePage:
 
 
 class IdRangePaginator:
-    """What django.contrib.sitemaps needs of a paginator (num_pages, page()), by id range."""
+    """What django.contrib.sitemaps needs of a paginator (num_pages, page()), by id range.
+
+    Not papers.paging, which pages every other list by offset: a sitemap page lists
+    5,000 rows of tables of up to 576k, and crawlers ask for the deep pages as often as
+    the first, which an offset would make walk every row before them (and the count of
+    pages a COUNT(*) of the table); an id range is one index scan at any depth."""
 
     def __init__(self, queryset: QuerySet, per_page: int):
         self.queryset = queryset
@@ -163,8 +169,6 @@ class BrowseSitemap(Sitemap):
     few hundred URLs at most, read from one query of the tasks' categories."""
 
     def items(self) -> list[str]:
-        from papers.catalogue import areas
-
         return ["/sota", "/tasks", "/datasets", "/methods"] + [
             f"/area/{quote(area.slug, safe='')}" for area in areas(keep=0)
         ]
@@ -177,7 +181,7 @@ class BrowseSitemap(Sitemap):
 def index(request: HttpRequest) -> HttpResponse:
     """The sitemap index, at the site's public address (codewithpapers.public)."""
     return sitemap_views.index(
-        PublicRequest(request), sitemaps=SITEMAPS, sitemap_url_name="sitemap-section"
+        PublicRequest(request), sitemaps=SITEMAPS, sitemap_url_name="papers:sitemap-section"
     )
 
 

@@ -1,22 +1,25 @@
 from django.urls import path, re_path
 
-from papers import browse, feeds, sitemaps, views
+from papers import feeds, sitemaps
+from papers.views import browse, leaderboards, pages, papers, search
+
+app_name = "papers"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("about", views.about, name="about"),
-    path("search", views.search, name="search"),
-    path("search/names/<str:field>", views.search_names, name="search-names"),
-    path("paper/<str:slug>.json", views.paper_json, name="paper-json"),
+    path("", pages.home, name="home"),
+    path("about", pages.about, name="about"),
+    path("search", search.search, name="search"),
+    path("search/names/<str:field>", search.search_names, name="search-names"),
+    path("paper/<str:slug>.json", papers.paper_json, name="paper-json"),
     # The page of a paper whose slug itself ends in ".json" (Paper.get_absolute_url).
-    re_path(r"^paper/(?P<slug>[^/]+\.json)/$", views.paper_detail, name="paper-dot-json"),
-    path("paper/<str:slug>/samples", views.paper_samples, name="paper-samples"),
-    path("paper/<str:slug>", views.paper_detail, name="paper"),
-    path("samples", views.samples, name="samples"),
-    path("author/<str:slug>", views.author_detail, name="author"),
-    path("repo/<str:host>/<path:owner>/<str:name>", views.repository_detail, name="repository"),
+    re_path(r"^paper/(?P<slug>[^/]+\.json)/$", papers.paper_detail, name="paper-dot-json"),
+    path("paper/<str:slug>/samples", papers.paper_samples, name="paper-samples"),
+    path("paper/<str:slug>", papers.paper_detail, name="paper"),
+    path("samples", papers.samples, name="samples"),
+    path("author/<str:slug>", papers.author_detail, name="author"),
+    path("repo/<str:host>/<path:owner>/<str:name>", papers.repository_detail, name="repository"),
     path("sota", browse.sota, name="sota"),
-    path("sota/<str:slug>", browse.leaderboard, name="leaderboard"),
+    path("sota/<str:slug>", leaderboards.leaderboard, name="leaderboard"),
     path("area/<str:slug>", browse.area_detail, name="area"),
     path("tasks", browse.task_index, name="tasks"),
     path("datasets", browse.dataset_index, name="datasets"),

@@ -124,7 +124,8 @@ def seed_paper(db):
     page guards need no file outside the repository."""
     from django.core.management import call_command
 
-    from papers.models import Paper, refresh_browse_counts
+    from papers.kept import refresh_all as refresh_browse_counts
+    from papers.models import Paper
 
     call_command("loaddata", "seed", verbosity=0)
     refresh_browse_counts()
@@ -144,6 +145,7 @@ def make_paper(db):
     import datetime as dt
     import itertools
 
+    from papers.kept.papers import refresh_counts
     from papers.models import (
         Author,
         CodeLink,
@@ -246,7 +248,7 @@ def make_paper(db):
         related = Paper.objects.create(slug=f"related-{i}", title=f"Related paper {i}")
         RelatedPaper.objects.create(paper=paper, related=related, score=0.9, rank=0)
 
-        Paper.objects.filter(pk__in=[paper.pk, related.pk]).refresh_counts()
+        refresh_counts([paper.pk, related.pk])
         paper.refresh_from_db()
         return paper
 

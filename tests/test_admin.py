@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from papers.admin import RecordAdmin
+from papers.admin.base import RecordAdmin
 from papers.models import (
     KEPT_FACTS,
     Author,

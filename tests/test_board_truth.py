@@ -12,6 +12,7 @@ import pytest
 
 from papers import charts
 from papers.archive.fidelity import Verdict, reports
+from papers.kept.rankings import board_facts
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -20,7 +21,6 @@ from papers.models import (
     MetricRanking,
     Task,
 )
-from papers.rankings import board_facts
 from tests.archive_helpers import run_import, write
 from tests.conftest import realdata
 

@@ -9,6 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.kept.papers import refresh_counts
 from papers.models import (
     Author,
     CodeLink,
@@ -26,7 +28,6 @@ from papers.models import (
     Repository,
     Task,
     TaskEdge,
-    refresh_browse_counts,
 )
 
 pytestmark = pytest.mark.django_db
@@ -109,7 +110,7 @@ class World:
                 paper_date="",
                 metrics={"WER": 10.0 - i * 0.1},
             )
-        Paper.objects.refresh_counts()
+        refresh_counts(Paper.objects.values_list("id", flat=True))
         refresh_browse_counts()
 
 
@@ -532,7 +533,7 @@ def test_fast_ranking_agrees_with_ranked_rows():
     import random
     from types import SimpleNamespace
 
-    from papers.catalogue import rank_entries
+    from papers.kept.rankings import rank_entries
     from papers.models import ranked_rows
 
     rng = random.Random(5)

@@ -10,7 +10,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from papers.models import Paper, refresh_browse_counts
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.kept.papers import refresh_counts
+from papers.models import Paper
 from tests.browser import (
     DESKTOP,
     PHONE,
@@ -49,7 +51,7 @@ def site(live_server):
     world.add_results(3)
     give_report(world.papers[5], ["ran", "ran_honours", "ran_violates", ODD])
     give_report(world.papers[2], [ODD])
-    Paper.objects.refresh_counts()
+    refresh_counts(Paper.objects.values_list("id", flat=True))
     refresh_browse_counts()
     return live_server.url
 

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from papers.kept.papers import refresh_counts
 from papers.models import CodeLink, Paper, PaperTask, Repository, Task
 from tests.browser import require_chromium
 
@@ -47,7 +48,7 @@ def site(live_server, seed_record_path):
         abstract="Graph graph graph graph.", published="2001-01-01",
     )  # fmt: skip
     Paper.objects.create(slug="vision-paper", title="Vision transformers", published="2021-01-01")
-    Paper.objects.refresh_counts()
+    refresh_counts(Paper.objects.values_list("id", flat=True))
     return live_server.url
 
 

@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from papers.models import Author, Paper, PaperAuthor, refresh_browse_counts
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.models import Author, Paper, PaperAuthor
 from tests.browser import DESKTOP, PHONE, page_faults, require_chromium
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

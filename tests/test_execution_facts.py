@@ -13,6 +13,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.kept.papers import refresh_counts
 from papers.models import (
     Dataset,
     Method,
@@ -20,7 +22,6 @@ from papers.models import (
     PaperTask,
     Sample,
     Task,
-    refresh_browse_counts,
 )
 from tests.test_browse import World
 
@@ -38,7 +39,7 @@ def give_report(paper: Paper, statuses: list[str], claim: str = CLAIM) -> None:
 
 
 def refresh() -> None:
-    Paper.objects.refresh_counts()
+    refresh_counts(Paper.objects.values_list("id", flat=True))
     refresh_browse_counts()
 
 

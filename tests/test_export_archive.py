@@ -19,6 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from papers.archive import export
 from papers.archive.read.parsers import RANK_RECORD
+from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
     KEPT_FACTS,
     Author,
@@ -33,7 +34,6 @@ from papers.models import (
     Task,
     TaskEdge,
     Venue,
-    refresh_browse_counts,
 )
 from tests.archive_helpers import run_import, write
 from tests.conftest import REALDATA

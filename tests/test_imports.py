@@ -17,9 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("papers", "codewithpapers")
 # Imports inside functions that close a known circle, as (importing module's prefix,
-# imported module). papers.models' kept counts and rankings call papers.rankings, which
-# reads the models: the kept facts are moving into a papers/kept/ package, which ends it.
-KNOWN_DEFERRED = {("papers.models.", "papers.rankings")}
+# imported module): none.
+KNOWN_DEFERRED: set[tuple[str, str]] = set()
 
 
 def modules(root: Path, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from papers.kept.rankings import rank_entries
 from papers.metrics import (
     infer_lower_is_better,
     inferred_direction,
@@ -19,7 +20,6 @@ from papers.metrics import (
     read_value,
     stated_lower_is_better,
 )
-from papers.rankings import rank_entries
 from tests.conftest import realdata
 
 # --- values ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core import serializers
 from django.db import IntegrityError, transaction
 
+from papers.kept.papers import refresh_counts
 from papers.models import (
     KEPT_FACTS,
     Author,
@@ -101,16 +102,16 @@ def test_refresh_counts_follows_links_and_samples(make_paper):
         code_link_count=0, has_official_code=False, sample_count=0
     )
     Paper.objects.filter(pk=paper.pk).update(frameworks={}, sample_statuses={"ran": 9})
-    assert Paper.objects.filter(pk=paper.pk).refresh_counts() == 1
+    assert refresh_counts([paper.pk]) == 1
     paper.refresh_from_db()
     assert (paper.code_link_count, paper.has_official_code, paper.sample_count) == (1, True, 2)
     assert paper.frameworks == {"pytorch": 1}
     assert paper.sample_statuses == {"ran_honours": 1, "timed_out": 1}
-    assert Paper.objects.filter(pk=paper.pk).refresh_counts() == 0  # nothing changed
+    assert refresh_counts([paper.pk]) == 0  # nothing changed
 
     paper.code_links.all().delete()
     paper.samples.all().delete()
-    Paper.objects.filter(pk=paper.pk).refresh_counts()
+    refresh_counts([paper.pk])
     paper.refresh_from_db()
     assert (paper.code_link_count, paper.has_official_code, paper.sample_count) == (0, False, 0)
     assert (paper.frameworks, paper.sample_statuses) == ({}, {})
@@ -124,7 +125,7 @@ def test_refresh_counts_counts_each_framework_and_status_and_keeps_odd_values(ma
         repository = Repository.objects.create(url=f"https://github.com/more/r{i}")
         CodeLink.objects.create(paper=paper, repository=repository, framework=framework)
     Sample.objects.create(paper=paper, position=2, repo="x/y", status='new "status"')
-    Paper.objects.filter(pk=paper.pk).refresh_counts()
+    refresh_counts([paper.pk])
     paper.refresh_from_db()
     assert paper.code_link_count == 5
     assert paper.frameworks == {"pytorch": 3, 'we"ird.fw': 1}  # no framework: not counted
@@ -134,7 +135,7 @@ def test_refresh_counts_counts_each_framework_and_status_and_keeps_odd_values(ma
 def test_refresh_counts_sees_an_unofficial_link_as_code_but_not_official(make_paper):
     paper = make_paper()
     paper.code_links.update(is_official=False)
-    Paper.objects.filter(pk=paper.pk).refresh_counts()
+    refresh_counts([paper.pk])
     paper.refresh_from_db()
     assert (paper.code_link_count, paper.has_official_code) == (1, False)
 

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from papers.kept.papers import refresh_counts
 from papers.models import Author, Dataset, Method, Paper, Repository, Task
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,7 @@ def _add_papers(count: int, start: int = 0) -> None:
         paper.method_links.create(method=method)
         paper.dataset_links.create(dataset=dataset)
         seed.related_entries.create(related=paper, score=0.5, rank=i)  # the page's section
-    Paper.objects.refresh_counts()
+    refresh_counts(Paper.objects.values_list("id", flat=True))
 
 
 PAGES = [

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from papers.models import Method, Paper, PaperMethod, PaperTask, Task, refresh_browse_counts
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.models import Method, Paper, PaperMethod, PaperTask, Task
 from tests.archive_helpers import run_import, write
 from tests.conftest import realdata
 

@@ -1,4 +1,4 @@
-"""The rankings the leaderboard page reads instead of every row (papers.rankings): kept by
+"""The rankings the leaderboard page reads instead of every row (papers.kept.rankings): kept by
 imports and admin edits, forgotten by any other ORM write, and the same page whether
 kept or worked out from the rows."""
 
@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from papers.db import delete_where_in
+from papers.kept.rankings import forget_boards, metric_number, rank_entries, refresh_boards
 from papers.models import (
     Leaderboard,
     LeaderboardExecution,
@@ -21,7 +22,6 @@ from papers.models import (
     Paper,
     Sample,
 )
-from papers.rankings import forget_boards, metric_number, rank_entries, refresh_boards
 from tests.archive_helpers import run_import, write
 from tests.test_browse import World
 from tests.test_execution_facts import ODD, body_of, give_report, ranks_and_models, refresh
@@ -149,7 +149,8 @@ def test_the_chart_kept_as_json_draws_as_the_live_one(world):
     world.add_results(220)  # past the points drawn one by one: dots too
     refresh_boards()
     metric = LeaderboardMetric.objects.get(leaderboard=world.board, name="Top-1 Accuracy")
-    from papers import charts, rankings
+    from papers import charts
+    from papers.kept import rankings
 
     stored = charts.ProgressChart.from_json(MetricRanking.objects.get(metric=metric).chart)
     live = rankings.board_facts(world.board, [metric]).rankings[metric.id][1]
@@ -230,7 +231,7 @@ def test_a_ranking_kept_for_another_direction_is_not_read(client, world):
 
 
 def test_a_ranking_kept_by_other_ranking_code_is_not_read(client, world):
-    from papers import rankings
+    from papers.kept import rankings
 
     refresh_boards()
     MetricRanking.objects.update(version=rankings.VERSION - 1)

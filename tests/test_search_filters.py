@@ -13,6 +13,7 @@ import pytest
 from django.db import connection
 from django.db.models import Exists, OuterRef
 
+from papers.kept.papers import refresh_counts
 from papers.models import CodeLink, Paper, Repository, Sample
 from papers.querysets import filter_papers, paper_id_sets
 from papers.search import search
@@ -57,7 +58,7 @@ def archive(db):
             )
         for j in range(rng.choice([0, 0, 0, 2, 4])):
             Sample.objects.create(paper=paper, position=j, repo="o/r", status=rng.choice(STATUSES))
-    Paper.objects.refresh_counts()
+    refresh_counts(Paper.objects.values_list("id", flat=True))
 
 
 def _as_before(filters: dict):

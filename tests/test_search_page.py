@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from papers.kept.papers import refresh_counts
 from papers.models import (
     CodeLink,
     Dataset,
@@ -211,7 +212,7 @@ def named(seeded):
     PaperMethod.objects.create(paper=seed, method=method)
     PaperDataset.objects.create(paper=seed, dataset=dataset)
     CodeLink.objects.filter(paper=seed).update(framework="PyTorch")
-    Paper.objects.filter(pk=seed.pk).refresh_counts()  # as the admin and imports do
+    refresh_counts([seed.pk])  # as the admin and imports do
     return seed
 
 

@@ -15,17 +15,17 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.kept.papers import refresh_counts
 from papers.models import (
     CodeLink,
     Dataset,
     Leaderboard,
     LeaderboardRow,
     Method,
-    Paper,
     Repository,
     Sample,
     Task,
-    refresh_browse_counts,
 )
 
 pytestmark = pytest.mark.django_db
@@ -216,7 +216,7 @@ def hostile(make_paper):
             file_url=url,
             language="python",
         )
-    Paper.objects.filter(pk=paper.pk).refresh_counts()
+    refresh_counts([paper.pk])
     good = Repository.objects.create(url='https://github.com/good/repo"onmouseover="x')
     CodeLink.objects.create(paper=paper, repository=good)
     # Descriptions are Markdown with raw HTML allowed through a sanitizer: try it.

@@ -11,6 +11,7 @@ from unittest import mock
 import pytest
 
 from papers import titles
+from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -21,7 +22,6 @@ from papers.models import (
     PaperMethod,
     RelatedPaper,
     Task,
-    refresh_browse_counts,
 )
 from papers.templatetags.papers_tags import cut_title, snippet
 from tests.archive_helpers import run_import, write

@@ -8,7 +8,8 @@ import re
 import pytest
 from django.db import connection
 
-from papers.models import NEWEST_FIRST, Dataset, Paper, PaperDataset, refresh_browse_counts
+from papers.kept import refresh_all as refresh_browse_counts
+from papers.models import NEWEST_FIRST, Dataset, Paper, PaperDataset
 from tests.archive_helpers import run_import, write
 
 pytestmark = pytest.mark.django_db

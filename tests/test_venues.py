@@ -11,7 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import synthetic
-from papers.models import Paper, Venue, linked_records, refresh_browse_counts_of_papers
+from papers.kept import after_write, linked_records
+from papers.models import Paper, Venue
 from papers.venues import parse
 from tests.archive_helpers import run_import, write
 
@@ -226,11 +227,11 @@ def test_an_edited_proceeding_moves_the_paper_to_its_venue(imported):
     paper = Paper.objects.get(slug="older")
     before = linked_records({paper.pk})
     Paper.objects.filter(pk=paper.pk).update(proceeding="NeurIPS 2020 12")
-    refresh_browse_counts_of_papers({paper.pk}, also=before)
+    after_write(papers={paper.pk}, records=before)
     assert not Venue.objects.filter(slug="neurips-2019").exists()
     assert Venue.objects.get(slug="neurips-2020").paper_count == 5
     before = linked_records({paper.pk})
     Paper.objects.filter(pk=paper.pk).update(proceeding="ICML 2021 7")
-    refresh_browse_counts_of_papers({paper.pk}, also=before)
+    after_write(papers={paper.pk}, records=before)
     assert Venue.objects.get(slug="icml-2021").paper_count == 1
     assert Venue.objects.get(slug="neurips-2020").paper_count == 4

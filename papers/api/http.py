@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -28,6 +28,7 @@ from django.utils.http import http_date
 from django.views.decorators.csrf import csrf_exempt
 
 from codewithpapers.http import json_error, json_response
+from papers.paging import Window
 
 ITEMS_PER_PAGE = 50  # the client's default
 MAX_ITEMS_PER_PAGE = 500  # larger requests are served 500 a page; `next` says so
@@ -133,29 +134,13 @@ def parameters(request: HttpRequest, form_class: type[forms.Form]) -> dict[str, 
     return form.cleaned_data
 
 
-@dataclass
-class Page:
-    number: int
-    size: int
-
-    @classmethod
-    def of(cls, params: dict[str, Any]) -> Page:
-        return cls(params["page"], params["items_per_page"])
-
-    @property
-    def offset(self) -> int:
-        return (self.number - 1) * self.size
-
-    @property
-    def stop(self) -> int:
-        return self.offset + self.size
-
-    def slice(self, items: Sequence) -> Sequence:
-        return items[self.offset : self.stop]
+def requested_page(params: dict[str, Any]) -> Window:
+    """The page `page` and `items_per_page` ask for (PageForm's cleaned values)."""
+    return Window(params["page"], params["items_per_page"])
 
 
 def page_of(
-    request: HttpRequest, page: Page, count: int, results: Iterable, **extra
+    request: HttpRequest, page: Window, count: int, results: Iterable, **extra
 ) -> dict[str, Any]:
     """{count, next, previous, results}: next/previous are absolute URLs that keep the
     request's other parameters (paperswithcode-client reads `page` back from them)."""

@@ -16,7 +16,7 @@ from django.http import HttpRequest
 
 from papers import search as fulltext
 from papers.api import shapes
-from papers.api.http import Page, page_of
+from papers.api.http import page_of
 from papers.models import (
     CodeLink,
     LeaderboardMetric,
@@ -27,6 +27,7 @@ from papers.models import (
     Repository,
     ranked_rows,
 )
+from papers.paging import Window
 
 # The columns a paper in the API needs; the record's JSON blocks, most of a row's
 # bytes, are never read.
@@ -64,7 +65,7 @@ def paper_rows(papers: list[Paper]) -> list[dict[str, Any]]:
     return [shapes.paper(p, names.get(p.id, [])) for p in papers]
 
 
-def paper_page(request: HttpRequest, papers: QuerySet[Paper], page: Page) -> dict[str, Any]:
+def paper_page(request: HttpRequest, papers: QuerySet[Paper], page: Window) -> dict[str, Any]:
     """A page of papers, newest first: count, page, authors (three queries)."""
     count = papers.count()
     rows = list(papers.order_by(*NEWEST).only(*PAPER_COLUMNS)[page.offset : page.stop])

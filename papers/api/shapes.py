@@ -13,6 +13,7 @@ from typing import Any
 from django.utils.text import slugify
 
 from papers.archive.export.records import export_sample
+from papers.identifiers import evaluation_id
 from papers.models import (
     Author,
     Dataset,
@@ -35,7 +36,6 @@ def link(url: str | None) -> str | None:
     return url if is_http_url(url) else None
 
 
-EVALUATION_SEPARATOR = "--"  # slugify() never writes two hyphens, so task slugs have none
 _PROCEEDING = re.compile(r"^(?P<name>.*?)\s+(?P<year>\d{4})(?:\s+(?P<month>\d{1,2}))?$")
 
 
@@ -114,15 +114,6 @@ def method(m: Method, paper_slug: str | None) -> dict[str, Any]:
     }
 
 
-def evaluation_id(task_slug: str, dataset_slug: str) -> str:
-    return f"{task_slug}{EVALUATION_SEPARATOR}{dataset_slug}"
-
-
-def split_evaluation_id(value: str) -> tuple[str, str] | None:
-    task_slug, sep, dataset_slug = value.partition(EVALUATION_SEPARATOR)
-    return (task_slug, dataset_slug) if sep and task_slug and dataset_slug else None
-
-
 def evaluation(board: Leaderboard) -> dict[str, Any]:
     """A leaderboard; its task and dataset must be select_related."""
     return {
@@ -132,21 +123,6 @@ def evaluation(board: Leaderboard) -> dict[str, Any]:
         "description": board.description,
         "mirror_url": None,
     }
-
-
-def metric_ids(metrics: list[LeaderboardMetric]) -> list[str]:
-    """Metric ids: the slug of the name ("top-1-accuracy"), numbered when two names slug
-    alike, and "metric-<n>" for a name with no letters or digits."""
-    ids, seen = [], set()
-    for index, m in enumerate(metrics):
-        base = slugify(m.name) or f"metric-{index + 1}"
-        candidate, n = base, 1
-        while candidate in seen:
-            n += 1
-            candidate = f"{base}-{n}"
-        seen.add(candidate)
-        ids.append(candidate)
-    return ids
 
 
 def metric(m: LeaderboardMetric, metric_id: str) -> dict[str, Any]:

@@ -12,8 +12,17 @@ from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
 
 from papers.api import shapes
-from papers.api.http import Page, PageForm, Payload, Text, endpoint, page_of, parameters
+from papers.api.http import (
+    PageForm,
+    Payload,
+    Text,
+    endpoint,
+    page_of,
+    parameters,
+    requested_page,
+)
 from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page
+from papers.identifiers import metric_ids, split_evaluation_id
 from papers.models import Dataset, Leaderboard, Method, Paper, Task, ranked_rows
 
 
@@ -36,7 +45,7 @@ def visible_tasks() -> QuerySet[Task]:
 @endpoint
 def task_list(request: HttpRequest) -> Payload:
     params = parameters(request, NameQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     tasks = visible_tasks()
     for key in ("q", "name"):
         if params[key]:
@@ -53,7 +62,7 @@ def task_detail(request: HttpRequest, task_id: str) -> Payload:
 
 
 def _related_tasks(request: HttpRequest, task_id: str, tasks_of) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     tasks = tasks_of(Task.objects.get(slug=task_id))
     rows = tasks[page.offset : page.stop]
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
@@ -81,7 +90,7 @@ def task_children(request: HttpRequest, task_id: str) -> Payload:
 
 @endpoint
 def task_papers(request: HttpRequest, task_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     task = Task.objects.get(slug=task_id)
     return Payload(
         paper_page(request, Paper.objects.visible().filter(task_links__task=task), page)
@@ -89,7 +98,7 @@ def task_papers(request: HttpRequest, task_id: str) -> Payload:
 
 
 def _evaluations(request: HttpRequest, boards: QuerySet[Leaderboard]) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     rows = boards.select_related("task", "dataset").order_by("task_id", "position", "id")
     results = map(shapes.evaluation, rows[page.offset : page.stop])
     return Payload(page_of(request, page, boards.count(), results))
@@ -127,7 +136,7 @@ def area_named(area_id: str) -> tuple[str, list[int]]:
 @endpoint
 def area_list(request: HttpRequest) -> Payload:
     params = parameters(request, NameQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     unique: dict[str, dict] = {}
     for name in areas():
         if all(params[k].casefold() in name.casefold() for k in ("q", "name")):
@@ -145,7 +154,7 @@ def area_detail(request: HttpRequest, area_id: str) -> Payload:
 
 @endpoint
 def area_tasks(request: HttpRequest, area_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     _, task_ids = area_named(area_id)
     tasks = Task.objects.filter(id__in=page.slice(task_ids)).order_by("name", "id")
     return Payload(page_of(request, page, len(task_ids), map(shapes.task, tasks)))
@@ -157,7 +166,7 @@ def area_tasks(request: HttpRequest, area_id: str) -> Payload:
 @endpoint
 def dataset_list(request: HttpRequest) -> Payload:
     params = parameters(request, FullNameQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     datasets = Dataset.objects.filter(hidden=False)
     if q := params["q"]:
         datasets = datasets.filter(Q(name__icontains=q) | Q(full_name__icontains=q))
@@ -184,7 +193,7 @@ def dataset_evaluations(request: HttpRequest, dataset_id: str) -> Payload:
 @endpoint
 def method_list(request: HttpRequest) -> Payload:
     params = parameters(request, FullNameQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     methods = Method.objects.filter(hidden=False)
     if q := params["q"]:
         methods = methods.filter(Q(name__icontains=q) | Q(full_name__icontains=q))
@@ -206,7 +215,7 @@ def method_detail(request: HttpRequest, method_id: str) -> Payload:
 
 
 def get_board(evaluation_id: str) -> Leaderboard:
-    parts = shapes.split_evaluation_id(evaluation_id)
+    parts = split_evaluation_id(evaluation_id)
     if parts is None:
         raise Http404
     return Leaderboard.objects.select_related("task", "dataset").get(
@@ -230,13 +239,13 @@ def _metrics(board: Leaderboard) -> list[tuple[str, dict]]:
     metrics = list(board.metrics.all())
     return [
         (metric_id, shapes.metric(m, metric_id))
-        for metric_id, m in zip(shapes.metric_ids(metrics), metrics, strict=True)
+        for metric_id, m in zip(metric_ids(metrics), metrics, strict=True)
     ]
 
 
 @endpoint
 def evaluation_metrics(request: HttpRequest, evaluation_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     metrics = [shape for _, shape in _metrics(get_board(evaluation_id))]
     return Payload(page_of(request, page, len(metrics), page.slice(metrics)))
 
@@ -288,7 +297,7 @@ _PAPER_HEAVY = tuple(
 @endpoint
 def evaluation_results(request: HttpRequest, evaluation_id: str) -> Payload:
     params = parameters(request, ResultQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     results = _results(get_board(evaluation_id), has_report=params["has_report"])
     return Payload(page_of(request, page, len(results), page.slice(results)))
 

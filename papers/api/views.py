@@ -17,7 +17,6 @@ from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import (
     SAFE_METHODS,
-    Page,
     PageForm,
     Payload,
     Text,
@@ -26,6 +25,7 @@ from papers.api.http import (
     newest,
     page_of,
     parameters,
+    requested_page,
 )
 from papers.api.lists import (
     NEWEST,
@@ -51,6 +51,7 @@ from papers.models import (
     Sample,
     Task,
 )
+from papers.paging import Window
 from papers.vocabularies import STATUS_CLAIM
 
 
@@ -93,7 +94,7 @@ def has_words(q: str) -> bool:
 SEARCH_WINDOW = 1000
 
 
-def searched_papers(q: str, base: QuerySet[Paper], page: Page) -> tuple[int, list[Paper]]:
+def searched_papers(q: str, base: QuerySet[Paper], page: Window) -> tuple[int, list[Paper]]:
     """Papers matching `q` in relevance order, scored as the site's search scores them,
     over the first SEARCH_WINDOW matches; the count says how many of those a client can
     page through."""
@@ -104,7 +105,7 @@ def searched_papers(q: str, base: QuerySet[Paper], page: Page) -> tuple[int, lis
     return count, [by_id[pk] for pk in ids if pk in by_id]
 
 
-def paper_list_page(request: HttpRequest, q: str, base: QuerySet[Paper], page: Page) -> dict:
+def paper_list_page(request: HttpRequest, q: str, base: QuerySet[Paper], page: Window) -> dict:
     if not has_words(q):
         return paper_page(request, base, page)
     count, papers = searched_papers(q, base, page)
@@ -122,7 +123,7 @@ def get_paper(paper_id: str) -> Paper:
 def search(request: HttpRequest) -> Payload:
     """Papers with their best implementation (official first), like the site's search."""
     params = parameters(request, SearchQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     base = Paper.objects.visible()
     if not has_words(params["q"]):
         count = base.count()
@@ -160,7 +161,7 @@ def paper_list(request: HttpRequest) -> Payload:
         papers = papers.filter(title__icontains=params["title"])
     if params["abstract"]:
         papers = papers.filter(abstract__icontains=params["abstract"])
-    return Payload(paper_list_page(request, params["q"], papers, Page.of(params)))
+    return Payload(paper_list_page(request, params["q"], papers, requested_page(params)))
 
 
 @endpoint
@@ -181,7 +182,7 @@ def paper_detail(request: HttpRequest, paper_id: str) -> Payload:
 
 @endpoint
 def paper_repositories(request: HttpRequest, paper_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
     links = CodeLink.objects.filter(paper=paper).select_related("repository")
     rows = links.order_by("-is_official", "position", "id")[page.offset : page.stop]
@@ -195,7 +196,7 @@ def paper_repositories(request: HttpRequest, paper_id: str) -> Payload:
 @endpoint
 def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
     """The datasets the paper uses, and those it introduces."""
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
     datasets = (
         Dataset.objects.filter(Q(paper_links__paper=paper) | Q(introduced_by=paper))
@@ -208,7 +209,7 @@ def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
 
 @endpoint
 def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
     tasks = Task.objects.filter(paper_links__paper=paper).order_by("paper_links__position")
     rows = tasks[page.offset : page.stop]
@@ -217,7 +218,7 @@ def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
 
 @endpoint
 def paper_methods(request: HttpRequest, paper_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
     methods = Method.objects.filter(paper_links__paper=paper).order_by("paper_links__position")
     rows = methods_with_paper(methods)[page.offset : page.stop]
@@ -226,7 +227,7 @@ def paper_methods(request: HttpRequest, paper_id: str) -> Payload:
 
 @endpoint
 def paper_results(request: HttpRequest, paper_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
     rows = paper.results.order_by("leaderboard_id", "position", "id")
     count = rows.count()
@@ -239,7 +240,7 @@ def paper_samples(request: HttpRequest, paper_id: str) -> Payload:
     """The paper's execution report, filtered as on the site; `summary` counts every
     sample of the paper by status, and `claim` says what a status means."""
     params = parameters(request, SampleQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     paper = Paper.objects.visible().only("id", "slug", "report_claim").get(slug=paper_id)
     samples = Sample.objects.filter(paper=paper, **SampleQuery.filters_of(params))
     rows = samples.order_by("position")[page.offset : page.stop]
@@ -286,7 +287,7 @@ def get_repository(owner: str, name: str) -> Repository:
 @endpoint
 def repository_list(request: HttpRequest) -> Payload:
     params = parameters(request, RepositoryQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     repositories = Repository.objects.all()
     if q := params["q"]:
         repositories = repositories.filter(Q(url__icontains=q) | Q(description__icontains=q))
@@ -307,7 +308,7 @@ def repository_list(request: HttpRequest) -> Payload:
 
 @endpoint
 def repository_owner_list(request: HttpRequest, owner: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     repositories = Repository.objects.filter(owner=owner)
     count = repositories.count()
     if not count:
@@ -325,7 +326,7 @@ def repository_detail(request: HttpRequest, owner: str, name: str) -> Payload:
 
 @endpoint
 def repository_papers(request: HttpRequest, owner: str, name: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     repository = get_repository(owner, name)
     papers = Paper.objects.visible().filter(code_links__repository=repository)
     return Payload(paper_page(request, papers, page))
@@ -335,7 +336,7 @@ def repository_papers(request: HttpRequest, owner: str, name: str) -> Payload:
 def repository_samples(request: HttpRequest, owner: str, name: str) -> Payload:
     """The samples run from this repository, over every paper that links it."""
     params = parameters(request, SampleQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     repository = get_repository(owner, name)
     samples = Sample.objects.filter(repository=repository, **SampleQuery.filters_of(params))
     rows = samples.select_related("paper").only(
@@ -368,7 +369,7 @@ class AuthorQuery(PageForm):
 @endpoint
 def author_list(request: HttpRequest) -> Payload:
     params = parameters(request, AuthorQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     authors = Author.objects.all()
     for key in ("q", "full_name"):
         if params[key]:
@@ -386,7 +387,7 @@ def author_detail(request: HttpRequest, author_id: str) -> Payload:
 
 @endpoint
 def author_papers(request: HttpRequest, author_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     author = Author.objects.get(slug=author_id)
     papers = Paper.objects.visible().filter(authorships__author=author).distinct()
     return Payload(paper_page(request, papers, page))
@@ -430,7 +431,7 @@ def conference_proceedings(conference_id: str) -> list[str]:
 @endpoint
 def conference_list(request: HttpRequest) -> Payload:
     params = parameters(request, ConferenceQuery)
-    page = Page.of(params)
+    page = requested_page(params)
     rows = [
         shapes.conference(name)
         for name in conferences().values()
@@ -450,7 +451,7 @@ def conference_detail(request: HttpRequest, conference_id: str) -> Payload:
 
 @endpoint
 def proceeding_list(request: HttpRequest, conference_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     found = [shapes.proceeding(text) for text in conference_proceedings(conference_id)]
     unique = list({p["id"]: p for p in found}.values())
     return Payload(page_of(request, page, len(unique), page.slice(unique)))
@@ -475,7 +476,7 @@ def proceeding_detail(request: HttpRequest, conference_id: str, proceeding_id: s
 
 @endpoint
 def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: str) -> Payload:
-    page = Page.of(parameters(request, PageForm))
+    page = requested_page(parameters(request, PageForm))
     texts = proceeding_texts(conference_id, proceeding_id)
     return Payload(paper_page(request, Paper.objects.visible().filter(proceeding__in=texts), page))
 

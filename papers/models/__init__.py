@@ -18,7 +18,6 @@ from papers.models.papers import (
     PaperAuthor,
     RelatedPaper,
     Repository,
-    refresh_counts,
     uncertain_date,
     uncertain_year,
 )
@@ -33,13 +32,10 @@ from papers.models.taxonomy import (
     PaperTask,
     Task,
     TaskEdge,
-    linked_records,
-    refresh_browse_counts,
-    refresh_browse_counts_of_papers,
 )
-from papers.models.venues import Venue, refresh_venues
+from papers.models.venues import Venue
 
-# What the site works out from the records and keeps for the pages (papers.rankings' facts
+# What the site works out from the records and keeps for the pages (papers.kept: the facts
 # of each board, the venues): neither staff's nor an archive's data (no admin, no natural
 # keys, never exported).
 KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
@@ -71,12 +67,7 @@ __all__ = [
     "Task",
     "TaskEdge",
     "Venue",
-    "linked_records",
     "ranked_rows",
-    "refresh_browse_counts",
-    "refresh_browse_counts_of_papers",
-    "refresh_counts",
-    "refresh_venues",
     "report_by_repo_kind",
     "report_summary",
     "restate_directions",

@@ -8,6 +8,7 @@ from django.db import models
 from django.urls import reverse
 
 from papers.db import chunks
+from papers.identifiers import board_slug
 from papers.metrics import (
     has_value,
     inferred_direction,
@@ -65,7 +66,9 @@ class Leaderboard(Record):
     def get_absolute_url(self) -> str:
         """/sota/<task>-on-<dataset>, the old site's URL shape (task and dataset must be
         loaded with it)."""
-        return reverse("leaderboard", kwargs={"slug": f"{self.task.slug}-on-{self.dataset.slug}"})
+        return reverse(
+            "papers:leaderboard", kwargs={"slug": board_slug(self.task.slug, self.dataset.slug)}
+        )
 
     def natural_key(self):
         return (self.task.slug, self.dataset.slug)
@@ -307,9 +310,9 @@ def ranked_rows(
 
 class MetricRanking(models.Model):
     """A board's rows ranked by one of its metrics, and that metric's progress chart, as
-    `papers.rankings.refresh_boards()` worked them out from every row: the leaderboard
+    `papers.kept.rankings.refresh_boards()` worked them out from every row: the leaderboard
     page reads this instead of thousands of rows. An edit of the board's rows or metrics,
-    or of a paper on it, deletes it (`papers.rankings`' signal handlers), so the page
+    or of a paper on it, deletes it (papers.kept.signals), so the page
     ranks the rows itself until the refresh that follows: a ranking is never older than
     the rows it ranks."""
 
@@ -321,7 +324,7 @@ class MetricRanking(models.Model):
     chart = models.JSONField(null=True)  # papers.charts.ProgressChart.to_json(), or null
     # What it was made with. The page ignores it when the metric's name or direction
     # differs now (staff's choice, or inferred from the name by code that may have
-    # changed since), or when it was made by other ranking code (rankings.VERSION).
+    # changed since), or when it was made by other ranking code (papers.kept.rankings.VERSION).
     metric_name = models.CharField(max_length=255)
     lower_is_better = models.BooleanField()
     version = models.PositiveSmallIntegerField()

@@ -1,13 +1,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import itertools
-import json
-from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import models
 from django.db.models.lookups import IsNull
 from django.urls import reverse
 from django.utils.text import slugify
@@ -98,11 +95,6 @@ class PaperQuerySet(models.QuerySet):
             return None
         return self.visible().filter(arxiv_id=arxiv).order_by("id").first()
 
-    def refresh_counts(self) -> int:
-        """Recompute the denormalised counts of these papers from their links and samples
-        (see refresh_counts()). Returns how many rows changed."""
-        return refresh_counts(sorted(self.values_list("id", flat=True)))
-
 
 class PaperManager(SlugManager.from_queryset(PaperQuerySet)):
     pass
@@ -168,10 +160,10 @@ class Paper(Record):
     )
 
     # Denormalised for search and lists: the authors' names in order, kept by the importer
-    # and the admin (Paper.refresh_author_names) so the full-text index can weigh them.
+    # and papers.kept (Paper.refresh_author_names) so the full-text index can weigh them.
     author_names = models.TextField(blank=True, editable=False)
-    # Denormalised for lists, sorting, search filters and facets; refresh_counts() keeps
-    # them true wherever links or samples change (imports, the admin).
+    # Denormalised for lists, sorting, search filters and facets; papers.kept.papers keeps
+    # them true wherever links or samples change (imports, papers.kept.after_write()).
     code_link_count = models.IntegerField(default=0, editable=False)
     has_official_code = models.BooleanField(default=False, editable=False)
     sample_count = models.IntegerField(default=0, editable=False)
@@ -224,7 +216,7 @@ class Paper(Record):
     def get_absolute_url(self) -> str:
         # `/paper/<slug>.json` is a paper's record: a slug ending in ".json" gets a page
         # address of its own, with a trailing slash.
-        name = "paper-dot-json" if self.slug.endswith(".json") else "paper"
+        name = "papers:paper-dot-json" if self.slug.endswith(".json") else "papers:paper"
         return reverse(name, kwargs={"slug": self.slug})
 
     def natural_key(self):
@@ -277,7 +269,7 @@ class Author(Record):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("author", kwargs={"slug": self.slug})
+        return reverse("papers:author", kwargs={"slug": self.slug})
 
     def natural_key(self):
         return (self.slug,)
@@ -364,7 +356,7 @@ class Repository(Record):
 
     def get_absolute_url(self) -> str:
         return reverse(
-            "repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name}
+            "papers:repository", kwargs={"host": self.host, "owner": self.owner, "name": self.name}
         )
 
     @property
@@ -496,113 +488,3 @@ class RelatedPaper(models.Model):
         return (self.paper.slug, self.related.slug)
 
     natural_key.dependencies = ["papers.paper"]
-
-
-COUNTS_SPAN = 5000  # papers whose counts one round of refresh_counts() reads
-
-
-def refresh_counts(paper_ids: Iterable[int]) -> int:
-    """Recompute the denormalised counts of these papers (ids in ascending order) from
-    their code links and samples: how many links, whether one is official, the links by
-    framework, how many samples and the samples by status. Writes only the rows whose
-    values changed; returns how many.
-
-    Raw SQL, round by round: an import touches up to every paper, and the ids it wrote
-    are mostly contiguous, so each round reads a range of ids rather than binding
-    thousands of them; holding every changed row until the end would take ~25 MB at 576k, and
-    bulk_update's CASE expressions cost ~6 ms per row to build in the ORM."""
-    as_json = Paper._meta.get_field("frameworks").get_db_prep_save
-    written = 0
-    with transaction.atomic(), connection.cursor() as cursor:
-        for part in itertools.batched(paper_ids, COUNTS_SPAN):
-            low, high = part[0], part[-1]
-            if high - low < 4 * len(part):
-                where, params = "BETWEEN %s AND %s", [low, high]
-            else:  # sparse: name them (in pieces under SQLite's variable limit)
-                where, params = None, part
-            wanted = set(part)
-            fresh: dict[int, _Counts] = {}
-            current = []
-            for clause, args in _where(where, params):
-                cursor.execute(
-                    "SELECT paper_id, framework, COUNT(*), "
-                    "COUNT(CASE WHEN is_official THEN 1 END) FROM papers_codelink "
-                    f"WHERE paper_id {clause} GROUP BY paper_id, framework",
-                    args,
-                )
-                for pk, framework, n, official in cursor.fetchall():
-                    counts = fresh.setdefault(pk, _Counts())
-                    counts.links += n
-                    counts.official = counts.official or official > 0
-                    if framework:
-                        counts.frameworks[framework] = n
-                cursor.execute(
-                    "SELECT paper_id, status, COUNT(*) FROM papers_sample "
-                    f"WHERE paper_id {clause} GROUP BY paper_id, status",
-                    args,
-                )
-                for pk, status, n in cursor.fetchall():
-                    counts = fresh.setdefault(pk, _Counts())
-                    counts.samples += n
-                    counts.statuses[status] = n
-                cursor.execute(
-                    "SELECT id, code_link_count, has_official_code, frameworks, sample_count, "
-                    f"sample_statuses FROM papers_paper WHERE id {clause}",
-                    args,
-                )
-                current.extend(cursor.fetchall())
-            changed = []
-            for pk, links, official, by_framework, samples, by_status in current:
-                if pk not in wanted:
-                    continue
-                counts = fresh.get(pk) or _Counts()
-                stored = (links, bool(official), _json(by_framework), samples, _json(by_status))
-                if counts.row() != stored:
-                    changed.append(
-                        (
-                            counts.links,
-                            counts.official,
-                            as_json(counts.frameworks, connection),
-                            counts.samples,
-                            as_json(counts.statuses, connection),
-                            pk,
-                        )
-                    )
-            cursor.executemany(
-                "UPDATE papers_paper SET code_link_count = %s, has_official_code = %s, "
-                "frameworks = %s, sample_count = %s, sample_statuses = %s "
-                "WHERE id = %s",
-                changed,
-            )
-            written += len(changed)
-    return written
-
-
-class _Counts:
-    """One paper's fresh counts, as refresh_counts() adds them up."""
-
-    __slots__ = ("frameworks", "links", "official", "samples", "statuses")
-
-    def __init__(self):
-        self.links, self.official, self.samples = 0, False, 0
-        self.frameworks: dict[str, int] = {}
-        self.statuses: dict[str, int] = {}
-
-    def row(self) -> tuple:
-        return (self.links, self.official, self.frameworks, self.samples, self.statuses)
-
-
-def _json(value) -> dict:
-    """A JSON column as the database cursor returns it (text on SQLite, and on
-    PostgreSQL as Django's connection loads jsonb)."""
-    return json.loads(value) if isinstance(value, str | bytes) else value
-
-
-def _where(clause: str | None, params: list):
-    """The WHERE clause of one round: a range, or its ids in pieces of 900."""
-    if clause is not None:
-        yield clause, params
-        return
-    for start in range(0, len(params), 900):
-        part = params[start : start + 900]
-        yield f"IN ({', '.join(['%s'] * len(part))})", part

@@ -1,197 +1,24 @@
 """Tasks, methods (with their collections) and datasets, and how papers use them."""
 
-from collections import Counter
-
 from django.db import models
-from django.db.models.functions import ExtractYear, Upper
+from django.db.models.functions import Upper
 from django.urls import reverse
 from django.utils.text import slugify
 
-from papers.db import update_rows
 from papers.models.base import Record, SlugManager
-from papers.models.leaderboards import Leaderboard, LeaderboardRow
-from papers.models.papers import Paper
-from papers.models.venues import Venue, refresh_venues
 
 
 class CuratedQuerySet(models.QuerySet):
     """Tasks, methods or datasets, with the denormalised counts the browse pages sort and
     show (`paper_count`, `code_paper_count`, the execution aggregates, `benchmark_count`,
-    a method's `papers_by_year`)."""
+    a method's `papers_by_year`), which papers.kept.curated keeps."""
 
     def listed(self):
         return self.filter(hidden=False)
 
-    def refresh_counts(self) -> int:
-        """Recompute the counts of these records from the paper links and leaderboards,
-        writing only the rows whose counts changed; how many changed. A few grouped
-        queries over the link table, whatever the number of records: an import calls it
-        once at its end (`refresh_browse_counts()`)."""
-        model = self.model
-        link = model._meta.get_field("paper_links").related_model
-        key = f"{model._meta.model_name}_id"
-        links = link.objects.filter(paper__hidden=False).order_by()
-        ids = None
-        if self.query.has_filters():
-            ids = list(self.values_list("id", flat=True))
-            links = links.filter(**{f"{key}__in": ids})
-        papers = dict(links.values_list(key).annotate(n=models.Count("paper_id")))
-        fields = ["paper_count", "code_paper_count"]
-        boards: dict[int, int] = {}
-        years: dict[int, dict[str, int]] = {}
-        with_code = links.filter(paper__code_link_count__gt=0)
-        code = dict(with_code.values_list(key).annotate(n=models.Count("paper_id")))
-        if hasattr(model, "benchmark_count"):
-            fields.append("benchmark_count")
-            found = Leaderboard.objects.order_by()
-            if ids is not None:
-                found = found.filter(**{f"{key}__in": ids})
-            boards = dict(found.values_list(key).annotate(n=models.Count("id")))
-        if hasattr(model, "papers_by_year"):
-            fields.append("papers_by_year")
-            rows = (
-                links.filter(paper__published__isnull=False, paper__date_uncertain=False)
-                .annotate(year=ExtractYear("paper__published"))
-                .values_list(key, "year")
-                .annotate(n=models.Count("paper_id"))
-            )
-            for pk, year, n in rows:
-                years.setdefault(pk, {})[str(year)] = n
-        fields += EXECUTION_FIELDS
-        execution = _execution(links, key)
-        changed = []
-        for pk, *stored in self.order_by().values_list("id", *fields):
-            fresh = {
-                "paper_count": papers.get(pk, 0),
-                "benchmark_count": boards.get(pk, 0),
-                "code_paper_count": code.get(pk, 0),
-                "papers_by_year": dict(sorted(years.get(pk, {}).items())),
-                **(execution.get(pk) or _Execution()).fields(),
-            }
-            values = [fresh[f] for f in fields]
-            if values != stored:
-                changed.append((*values, pk))
-        # Plain UPDATEs: bulk_update builds a CASE expression per record and field, which
-        # for every task, method and dataset of an archive costs more time and memory
-        # at the end of an import than the queries above.
-        return update_rows(model, fields, changed)
-
 
 class CuratedManager(SlugManager.from_queryset(CuratedQuerySet)):
     pass
-
-
-# The execution aggregates of a task, method or dataset (Curated), which refresh_counts()
-# keeps beside its paper counts.
-EXECUTION_FIELDS = [
-    "report_paper_count",
-    "sample_statuses",
-    "status_paper_counts",
-    "report_claims",
-]
-CLAIMS_KEPT = 3  # distinct claim sentences a record keeps, the most common first
-
-
-class _Execution:
-    """One record's fresh execution aggregates, as _execution() adds them up."""
-
-    __slots__ = ("claims", "papers", "samples", "statuses")
-
-    def __init__(self):
-        self.papers = 0
-        self.samples: dict[str, int] = {}
-        self.statuses: dict[str, int] = {}
-        self.claims: Counter[str] = Counter()
-
-    def fields(self) -> dict:
-        by_samples = sorted(self.samples.items(), key=lambda item: (-item[1], item[0]))
-        return {
-            "report_paper_count": self.papers,
-            "sample_statuses": dict(by_samples),
-            "status_paper_counts": {status: self.statuses[status] for status, _ in by_samples},
-            "report_claims": [claim for claim, _ in self.claims.most_common(CLAIMS_KEPT)],
-        }
-
-
-def _execution(links, key: str) -> dict[int, _Execution]:
-    """Per record: its visible papers with code whose code has an execution report, their
-    samples by status (from each paper's own counts, Paper.sample_statuses, which the
-    search's status filter reads too), how many of them have a sample of each status,
-    and their claim sentences. One query, streamed: a row per (record, reported paper)."""
-    found: dict[int, _Execution] = {}
-    rows = links.filter(paper__code_link_count__gt=0, paper__has_report=True).values_list(
-        key, "paper__sample_statuses", "paper__report_claim"
-    )
-    for pk, statuses, claim in rows.iterator(chunk_size=5000):
-        record = found.get(pk)
-        if record is None:
-            record = found[pk] = _Execution()
-        record.papers += 1
-        for status, n in (statuses or {}).items():
-            if n:
-                record.samples[status] = record.samples.get(status, 0) + n
-                record.statuses[status] = record.statuses.get(status, 0) + 1
-        if claim:
-            record.claims[claim] += 1
-    return found
-
-
-def refresh_browse_counts() -> int:
-    """Every task's, method's and dataset's counts (see CuratedQuerySet.refresh_counts),
-    the venues (papers.models.venues.refresh_venues()), then every leaderboard's rankings
-    (papers.rankings.refresh_boards()): what an import must call once its papers'
-    counts, links and leaderboards are written."""
-    from papers.rankings import refresh_boards  # it reads these models
-
-    changed = sum(model.objects.refresh_counts() for model in (Task, Method, Dataset))
-    changed += refresh_venues()
-    refresh_boards()
-    return changed
-
-
-def linked_records(paper_ids) -> dict[type, set]:
-    """The ids of the tasks, methods and datasets these papers are linked to, and of the
-    leaderboards with rows of theirs, by model, and (under Venue) the `proceeding`
-    values they hold, which name their venues: one query a model."""
-    ids = sorted({pk for pk in paper_ids if pk is not None})
-    found: dict[type, set] = {model: set() for model in (Task, Method, Dataset, Leaderboard)}
-    found[Venue] = set()
-    if not ids:
-        return found
-    rows = Paper.objects.filter(id__in=ids).exclude(proceeding="").order_by()
-    found[Venue] = set(rows.values_list("proceeding", flat=True).distinct())
-    for model in (Task, Method, Dataset):
-        link = model._meta.get_field("paper_links").related_model
-        key = f"{model._meta.model_name}_id"
-        rows = link.objects.filter(paper_id__in=ids).order_by().values_list(key, flat=True)
-        found[model] = set(rows.distinct())
-    rows = LeaderboardRow.objects.filter(paper_id__in=ids).order_by()
-    found[Leaderboard] = set(rows.values_list("leaderboard_id", flat=True).distinct())
-    return found
-
-
-def refresh_browse_counts_of_papers(paper_ids, also: dict | None = None) -> int:
-    """After an edit of these papers, their links or their reports (once the papers' own
-    counts are fresh): the counts of the tasks, methods and datasets they are linked to,
-    the rankings of the leaderboards they have rows on, and those of the records `also`
-    names ({Task: {ids}, Leaderboard: {ids}, …}: those linked before the edit, which it
-    may have unlinked). The admin's one way to keep the browse counts true; an import
-    refreshes every record instead (refresh_browse_counts())."""
-    from papers.rankings import refresh_boards  # it reads these models
-
-    wanted = linked_records(paper_ids)
-    changed = 0
-    for model, ids in wanted.items():
-        ids |= {pk for pk in (also or {}).get(model, ()) if pk is not None}
-        if not ids:
-            continue
-        if model is Leaderboard:
-            refresh_boards(ids)
-        elif model is Venue:
-            changed += refresh_venues(ids)
-        else:
-            changed += model.objects.filter(id__in=sorted(ids)).refresh_counts()
-    return changed
 
 
 class Curated(Record):
@@ -205,9 +32,8 @@ class Curated(Record):
         help_text="Flagged as junk (e.g. a placeholder record): kept, but left out of lists. "
         "Untick to show it again.",
     )
-    # Denormalised for the browse pages; CuratedQuerySet.refresh_counts() keeps them true
-    # (imports through refresh_browse_counts(), the admin through
-    # refresh_browse_counts_of_papers()).
+    # Denormalised for the browse pages; papers.kept.curated keeps them true (imports
+    # through papers.kept.refresh_all(), other writes through papers.kept.after_write()).
     paper_count = models.IntegerField(
         default=0, editable=False, help_text="Visible papers linked to it."
     )
@@ -294,7 +120,7 @@ class Task(Curated):
         constraints = [models.UniqueConstraint(fields=["slug"], name="task_slug_unique")]
 
     def get_absolute_url(self) -> str:
-        return reverse("task", kwargs={"slug": self.slug})
+        return reverse("papers:task", kwargs={"slug": self.slug})
 
 
 class TaskEdgeManager(models.Manager):
@@ -393,7 +219,7 @@ class Method(Curated):
         constraints = [models.UniqueConstraint(fields=["slug"], name="method_slug_unique")]
 
     def get_absolute_url(self) -> str:
-        return reverse("method", kwargs={"slug": self.slug})
+        return reverse("papers:method", kwargs={"slug": self.slug})
 
     @property
     def shown_year(self) -> int | None:
@@ -489,7 +315,7 @@ class Dataset(Curated):
         ]
 
     def get_absolute_url(self) -> str:
-        return reverse("dataset", kwargs={"slug": self.slug})
+        return reverse("papers:dataset", kwargs={"slug": self.slug})
 
 
 class PaperLinkManager(models.Manager):

@@ -133,94 +133,166 @@ def compute_new(
     step = _Timer(result, say)
     step("reading paper ids")
     ids, hashes = corpus.visible_papers()
-    at = np.searchsorted(ids, saved.ids).clip(max=max(len(ids) - 1, 0))
-    kept = (
-        (ids[at] == saved.ids) & (hashes[at] == saved.slug_hashes)
-        if len(ids)
-        else np.zeros(len(saved.ids), bool)
-    )
-    gone_ids = saved.ids[~kept]  # deleted, hidden, or their id now names another paper
+    kept = _still_there(saved, ids, hashes)
     fresh = ~np.isin(ids, saved.ids[kept])
     step(f"reading {int(fresh.sum()):,} papers not in the state")
-    texts = corpus.read(ids[fresh], params.title_weight)
-    new_vectors = _transform(saved.model, texts.texts)
-    nonzero = np.abs(new_vectors).sum(axis=1) > 0
-    new_ids, new_vectors = texts.ids[nonzero], new_vectors[nonzero]
-    new_hashes = corpus.slug_hashes([s for s, k in zip(texts.slugs, nonzero, strict=True) if k])
-    result.new = len(new_ids)
+    new = _new_papers(saved.model, ids[fresh], params)
+    result.new = len(new.ids)
+    old = _Stored.of(saved, kept)
+    pool_ids = np.concatenate([old.ids, new.ids])
+    pool = np.concatenate([old.vectors, new.vectors])
 
-    old_ids, old_vectors = saved.ids[kept], saved.vectors[kept]
-    old_nb, old_sc = saved.neighbour_ids[kept].copy(), saved.neighbour_scores[kept].copy()
-    lost = np.isin(old_nb, gone_ids) & (old_nb >= 0)
-    old_nb[lost], old_sc[lost] = -1, -np.inf
-    repair = lost.any(axis=1)  # lists that named a paper since gone: searched again
-    k = old_nb.shape[1]
-    pool_ids = np.concatenate([old_ids, new_ids])
-    pool = np.concatenate([old_vectors, new_vectors])
-    n_old = len(old_ids)
+    step(f"searching {len(new.ids):,} new papers among {len(pool_ids):,}")
+    new_nb, new_scores, entering = _search_new(new, old, pool_ids, pool)
+    step("slotting new papers into existing lists")
+    touched = _slot(old, entering)
+    if old.repair.any():
+        step(f"searching again {int(old.repair.sum()):,} lists that named a removed paper")
+        _search_again(old, pool_ids, pool)
+        touched |= old.repair
 
-    step(f"searching {len(new_ids):,} new papers among {len(pool_ids):,}")
-    new_found = np.full((len(new_ids), k), -1, np.int64)
-    new_scores = np.full((len(new_ids), k), -np.inf, np.float32)
+    write_ids = np.concatenate([old.ids[touched], new.ids])
+    step(f"writing {len(write_ids):,} lists")
+    result.written = _write(
+        write_ids,
+        np.concatenate([old.neighbours[touched], new_nb]),
+        np.concatenate([old.scores[touched], new_scores]),
+        batch_size,
+    )
+    result.listed = len(write_ids)
+
+    step("saving the state")
+    _save(
+        saved.model,
+        pool_ids,
+        pool,
+        np.concatenate([saved.slug_hashes[kept], new.hashes]),
+        np.concatenate([old.neighbours, new_nb]),
+        np.concatenate([old.scores, new_scores]),
+    )
+    result.papers = len(pool_ids)
+    step("")
+    return _finish(result)
+
+
+def _save(model: TextModel, ids: np.ndarray, vectors, hashes, neighbour_ids, scores) -> None:
+    """Keep the state for the next run, in the order of the papers' ids."""
+    order = np.argsort(ids, kind="stable")
+    state.save(
+        state.State(
+            model,
+            ids[order],
+            hashes[order],
+            vectors[order],
+            neighbour_ids[order],
+            scores[order],
+            timezone.now(),
+        )
+    )
+
+
+def _write(ids: np.ndarray, neighbour_ids, scores, batch_size: int) -> lists.Written:
+    """Write these papers' lists (in the order of their ids), and only them."""
+    order = np.argsort(ids, kind="stable")
+    return lists.write(
+        ids[order], neighbour_ids[order], scores[order], everything=False, batch_size=batch_size
+    )
+
+
+def _still_there(saved: state.State, ids: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """Which stored papers are still visible under the same id and slug."""
+    if not len(ids):
+        return np.zeros(len(saved.ids), bool)
+    at = np.searchsorted(ids, saved.ids).clip(max=len(ids) - 1)
+    return (ids[at] == saved.ids) & (hashes[at] == saved.slug_hashes)
+
+
+@dataclass
+class _New:
+    """The papers not in the state that have a vector: ids, vectors, slug hashes."""
+
+    ids: np.ndarray
+    vectors: np.ndarray
+    hashes: np.ndarray
+
+
+def _new_papers(model: TextModel, fresh_ids: np.ndarray, params: Params) -> _New:
+    texts = corpus.read(fresh_ids, params.title_weight)
+    vectors = _transform(model, texts.texts)
+    nonzero = np.abs(vectors).sum(axis=1) > 0
+    hashes = corpus.slug_hashes([s for s, k in zip(texts.slugs, nonzero, strict=True) if k])
+    return _New(texts.ids[nonzero], vectors[nonzero], hashes)
+
+
+@dataclass
+class _Stored:
+    """The stored papers still there (deleted, hidden or renamed ones left out), with
+    their lists: a neighbour since gone is cut from its list, which is searched again
+    (`repair`)."""
+
+    ids: np.ndarray
+    vectors: np.ndarray
+    neighbours: np.ndarray
+    scores: np.ndarray
+    repair: np.ndarray
+
+    @classmethod
+    def of(cls, saved: state.State, kept: np.ndarray) -> _Stored:
+        gone_ids = saved.ids[~kept]  # deleted, hidden, or their id now names another paper
+        nb, sc = saved.neighbour_ids[kept].copy(), saved.neighbour_scores[kept].copy()
+        lost = np.isin(nb, gone_ids) & (nb >= 0)
+        nb[lost], sc[lost] = -1, -np.inf
+        repair = lost.any(axis=1)  # lists that named a paper since gone: searched again
+        return cls(saved.ids[kept], saved.vectors[kept], nb, sc, repair)
+
+
+def _search_new(new: _New, old: _Stored, pool_ids: np.ndarray, pool: np.ndarray):
+    """The new papers' lists among every vector (exact), and the stored lists each may
+    enter: (stored row, new paper id, cosine) in blocks."""
+    k, n_old = old.neighbours.shape[1], len(old.ids)
+    new_found = np.full((len(new.ids), k), -1, np.int64)
+    new_scores = np.full((len(new.ids), k), -np.inf, np.float32)
     # Lists a new paper may enter: its cosine beats their last neighbour's.
-    threshold = np.where(repair, np.inf, old_sc[:, -1])
+    threshold = np.where(old.repair, np.inf, old.scores[:, -1])
     entering: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     block = max(1, neighbours.BLOCK_BYTES // (4 * max(len(pool), 1)))
-    for start in range(0, len(new_ids), block):
-        stop = min(len(new_ids), start + block)
-        s = new_vectors[start:stop] @ pool.T
+    for start in range(0, len(new.ids), block):
+        stop = min(len(new.ids), start + block)
+        s = new.vectors[start:stop] @ pool.T
         rows = np.arange(stop - start)
         s[rows, n_old + start + rows] = -np.inf  # not its own neighbour
         new_found[start:stop], new_scores[start:stop] = neighbours.top_k_rows(s, k)
         q, p = np.nonzero(s[:, :n_old] > threshold[None, :])
-        entering.append((p, new_ids[start + q], s[q, p]))
+        entering.append((p, new.ids[start + q], s[q, p]))
     new_nb = np.where(new_found >= 0, pool_ids[np.maximum(new_found, 0)], -1)
+    return new_nb, new_scores, entering
 
-    step("slotting new papers into existing lists")
-    touched = np.zeros(n_old, bool)
+
+def _slot(old: _Stored, entering: list) -> np.ndarray:
+    """Slot the new papers into the stored lists they enter; which lists changed."""
+    touched = np.zeros(len(old.ids), bool)
     if entering:
+        k = old.neighbours.shape[1]
         p = np.concatenate([e[0] for e in entering])
         q = np.concatenate([e[1] for e in entering])
         s = np.concatenate([e[2] for e in entering]).astype(np.float32)
         for row in np.unique(p):
             pick = p == row
-            old_nb[row], old_sc[row] = _merge(old_nb[row], old_sc[row], q[pick], s[pick], k)
+            old.neighbours[row], old.scores[row] = _merge(
+                old.neighbours[row], old.scores[row], q[pick], s[pick], k
+            )
         touched[np.unique(p)] = True
-    if repair.any():
-        step(f"searching again {int(repair.sum()):,} lists that named a removed paper")
-        rows = np.flatnonzero(repair)
-        found, scores = neighbours.exact_top_k(pool[rows], pool, k, self_index=rows)
-        old_nb[rows] = np.where(found >= 0, pool_ids[np.maximum(found, 0)], -1)
-        old_sc[rows] = scores
-        touched |= repair
+    return touched
 
-    write_ids = np.concatenate([old_ids[touched], new_ids])
-    write_nb = np.concatenate([old_nb[touched], new_nb])
-    write_sc = np.concatenate([old_sc[touched], new_scores])
-    order = np.argsort(write_ids, kind="stable")
-    step(f"writing {len(write_ids):,} lists")
-    result.written = lists.write(
-        write_ids[order], write_nb[order], write_sc[order], everything=False, batch_size=batch_size
-    )
-    result.listed = len(write_ids)
 
-    step("saving the state")
-    all_ids = pool_ids
-    order = np.argsort(all_ids, kind="stable")
-    state.save(
-        state.State(
-            saved.model,
-            all_ids[order],
-            np.concatenate([saved.slug_hashes[kept], new_hashes])[order],
-            pool[order],
-            np.concatenate([old_nb, new_nb])[order],
-            np.concatenate([old_sc, new_scores])[order],
-            timezone.now(),
-        )
+def _search_again(old: _Stored, pool_ids: np.ndarray, pool: np.ndarray) -> None:
+    """Search the lists to repair again, exactly, among every vector."""
+    rows = np.flatnonzero(old.repair)
+    found, scores = neighbours.exact_top_k(
+        pool[rows], pool, old.neighbours.shape[1], self_index=rows
     )
-    result.papers = len(all_ids)
-    step("")
-    return _finish(result)
+    old.neighbours[rows] = np.where(found >= 0, pool_ids[np.maximum(found, 0)], -1)
+    old.scores[rows] = scores
 
 
 def _merge(ids, scores, extra_ids, extra_scores, k):

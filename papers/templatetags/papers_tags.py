@@ -3,6 +3,7 @@ from urllib.parse import urlencode
 from django import template
 
 from papers import outlinks, titles, venues
+from papers.metrics import metric_text
 from papers.titles import outside_math
 from papers.vocabularies import ContractCheck, RepoKind, SampleStatus, label_for
 
@@ -81,7 +82,7 @@ def venue_link(proceeding: str):
     venue = venues.parse(proceeding)
     if venue is None:
         return proceeding or ""
-    url = reverse("conference", kwargs={"slug": venue.slug})
+    url = reverse("papers:conference", kwargs={"slug": venue.slug})
     return format_html('<a href="{}" class="venue">{}</a>', url, venue.label)
 
 
@@ -164,8 +165,6 @@ def field_value(form, name: str) -> str:
 @register.filter
 def metric_value(value) -> str:
     """A metric value as the source gives it (62687, not 62687.0)."""
-    from papers.catalogue import metric_text
-
     return metric_text(value)
 
 

@@ -121,34 +121,28 @@ class Core:
         new: list[tuple] = []
         changed: list[tuple] = []
         defaults = {f: model._meta.get_field(f).get_default() for f in fields}
+        counted = self.stats.add if count else lambda *args: None
         for k, values in items.items():
             row = existing.get(k)
             if row is None:
                 new.append((*filters.values(), k, *(values.get(f, defaults[f]) for f in fields)))
                 continue
             ids[k] = row["id"]
-            diff = _diff(row, {f: v for f, v in values.items() if f not in derived}, fill_only)
-            if not diff:
-                if count:
-                    self.stats.add(name, "unchanged")
+            merged = _merged(row, values, fields, derived, defaults, fill_only)
+            if merged is None:
+                counted(name, "unchanged")
                 if filled is not None and not any(empty(row[f]) for f in compared):
                     filled[k] = row["id"]
-                continue
-            if editable and row["edited_in_admin"] and not self.overwrite_edits:
-                if count:
-                    self.stats.add(name, "left_alone")
-                continue
-            merged = [
-                values.get(f, defaults[f]) if f in derived else diff.get(f, row[f]) for f in fields
-            ]
-            changed.append((*merged, *([self.now] if editable else []), row["id"]))
+            elif editable and row["edited_in_admin"] and not self.overwrite_edits:
+                counted(name, "left_alone")
+            else:
+                changed.append((*merged, *([self.now] if editable else []), row["id"]))
         if new:
             ids.update(_insert_new(model, [*filters, key, *fields], new, len(filters), filled))
         if changed:
             update_rows(model, [*fields, *(["updated_at"] if editable else [])], changed)
-        if count:
-            self.stats.add(name, "created", len(new))
-            self.stats.add(name, "updated", len(changed))
+        counted(name, "created", len(new))
+        counted(name, "updated", len(changed))
         return ids
 
     def _known_filled(
@@ -164,6 +158,17 @@ class Core:
         if len(known) == len(items):
             return {}
         return {k: v for k, v in items.items() if k not in filled}
+
+
+def _merged(
+    row: dict, values: dict, fields: list[str], derived: tuple, defaults: dict, fill_only: bool
+) -> list | None:
+    """The stored row's values (in `fields` order) once this write changes it, or None
+    when nothing it compares (every field but the `derived`) changes."""
+    diff = _diff(row, {f: v for f, v in values.items() if f not in derived}, fill_only)
+    if not diff:
+        return None
+    return [values.get(f, defaults[f]) if f in derived else diff.get(f, row[f]) for f in fields]
 
 
 def _diff(row: dict, values: dict[str, Any], fill_only: bool) -> dict[str, Any]:

@@ -6,7 +6,7 @@ named twice with another case or spacing) is the board it gave first: its fields
 what the first left empty, its rows join the first's (`GivenBoard`). When the file ends
 (`end_file()`), each board it gave rows is as the file gives it: rows and metrics it did
 not give are deleted. Every change to a board forgets its kept ranking in the
-transaction that makes it (papers.rankings), so readers never see new rows in an old
+transaction that makes it (papers.kept.rankings), so readers never see new rows in an old
 order.
 """
 
@@ -23,6 +23,7 @@ from papers.archive.write.core import Core
 from papers.archive.write.identity import DatasetNames, TaskTree
 from papers.archive.write.papers import PaperWriter
 from papers.db import chunks, delete_where_in, select_rows
+from papers.kept import forget_boards
 from papers.metrics import has_value, read_rows
 from papers.models import (
     Dataset,
@@ -33,7 +34,6 @@ from papers.models import (
     revalue_boards,
     unranked_values,
 )
-from papers.rankings import forget_boards
 
 BoardKey = tuple[int, int]  # (task id, dataset id)
 

@@ -23,7 +23,9 @@ from papers.archive.write.links import LinkWriter
 from papers.archive.write.papers import KnownSlugs, LinkForecast, PaperWriter
 from papers.archive.write.records import RecordWriter
 from papers.archive.write.taxonomy import TaxonomyWriter
-from papers.models import Dataset, Method, refresh_browse_counts, refresh_counts
+from papers.kept import refresh_all
+from papers.kept.papers import refresh_counts
+from papers.models import Dataset, Method
 
 
 class Loader:
@@ -130,4 +132,4 @@ class Loader:
         if any(
             self.stats.total(outcome) for outcome in ("created", "updated", "deleted", "hidden")
         ):
-            refresh_browse_counts()
+            refresh_all()

@@ -12,7 +12,8 @@ from papers.archive.importer import import_files
 from papers.archive.read.normalise import RecordError
 from papers.archive.read.parsers import PARSERS, EvaluationIn, LinkIn, PaperIn, RecordIn
 from papers.db import chunks
-from papers.models import Paper, refresh_browse_counts
+from papers.kept import refresh_all
+from papers.models import Paper
 
 SEED_FIXTURE = "seed"
 EXAMPLES = 3  # papers named when the command refuses
@@ -47,7 +48,7 @@ class Command(BaseCommand):
             result = import_files(files, report=lambda line: self.stderr.write(line))
         call_command("loaddata", SEED_FIXTURE, verbosity=0)
         # The browse pages' counts, over the records the import and the fixture wrote.
-        refresh_browse_counts()
+        refresh_all()
         created = result.stats.total("created")
         updated = result.stats.total("updated")
         if opts["verbosity"]:

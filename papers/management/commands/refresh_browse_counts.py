@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand
 
 from codewithpapers.cache import bump_content_version
-from papers.models import refresh_browse_counts
+from papers.kept import refresh_all
 
 
 class Command(BaseCommand):
@@ -16,7 +16,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         started = time.perf_counter()
-        changed = refresh_browse_counts()
+        changed = refresh_all()
         bump_content_version()
         self.stdout.write(
             f"Browse counts refreshed ({changed:,} records changed) and every leaderboard "

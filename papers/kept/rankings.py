@@ -5,20 +5,20 @@ and finding the rows whose paper has an execution report means reading every row
 its paper), which costs more than the rest of the leaderboard page together. So
 `refresh_boards()` works them out in one pass over the rows and keeps them
 (`MetricRanking` per metric, `LeaderboardExecution` per board); the page reads those and
-the hundred rows it shows.
+the hundred rows it shows (papers.leaderboards).
 
-Who refreshes: an import, at its end, every board (`refresh_browse_counts()`); the admin,
-after an edit, the boards it touched (`refresh_browse_counts_of_papers()` for edits of
-papers and their reports, the leaderboard admins for boards, metrics and rows).
+Who refreshes: an import, at its end, every board (`papers.kept.refresh_all()`); any
+other write, the boards it touched (`papers.kept.after_write()`, which the admin calls
+after an edit).
 
 Never stale: any save or delete of a row, a metric or a paper on a board through the ORM
-deletes what was kept of that board (the signal handlers below), so until the next
-refresh the page ranks the rows itself, through `board_facts()`, the same code the
-refresh runs. A kept ranking also names the metric's name and direction and the code
-(VERSION) it was made with, and is not read when they no longer hold. Bulk writes bypass
-signals: the importer forgets a board in the transaction that changes its rows or
-metrics (so a reader sees the old rows with their ranking, or the new rows ranked live,
-even after the import is killed), and refreshes every board at its end.
+deletes what was kept of that board (papers.kept.signals), so until the next refresh
+the page ranks the rows itself, through `board_facts()`, the same code the refresh runs.
+A kept ranking also names the metric's name and direction and the code (VERSION) it was
+made with, and is not read when they no longer hold. Bulk writes bypass signals: the
+importer forgets a board in the transaction that changes its rows or metrics
+(`forget_boards()`, so a reader sees the old rows with their ranking, or the new rows
+ranked live, even after the import is killed), and refreshes every board at its end.
 """
 
 from __future__ import annotations
@@ -32,8 +32,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models.signals import post_delete, post_init, post_save, pre_delete
-from django.dispatch import receiver
 
 from papers import charts
 from papers.db import chunks
@@ -43,7 +41,6 @@ from papers.models import (
     LeaderboardMetric,
     LeaderboardRow,
     MetricRanking,
-    Paper,
     uncertain_date,
 )
 
@@ -219,52 +216,65 @@ def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
         for metric in found.order_by("leaderboard_id", "position", "id"):
             metrics.setdefault(metric.leaderboard_id, []).append(metric)
         with transaction.atomic():
-            rankings, executions = [], []
-            for board_id, facts in _facts(list(span), metrics):
-                for metric in metrics.get(board_id, []):
-                    ranks, chart = facts.rankings[metric.id]
-                    rankings.append(
-                        MetricRanking(
-                            metric_id=metric.id,
-                            leaderboard_id=board_id,
-                            ranks=ranks,
-                            chart=chart.to_json() if chart else None,
-                            metric_name=metric.name,
-                            lower_is_better=metric.is_lower_better,
-                            version=VERSION,
-                        )
-                    )
-                execution = facts.execution
-                executions.append(
-                    LeaderboardExecution(
-                        leaderboard_id=board_id,
-                        reported=sorted(execution.reported),
-                        ran=sorted(execution.ran),
-                        claims=execution.claims,
-                    )
-                )
-            # Upserts: a refresh running beside this one (another import's end, an admin
-            # edit) writes the same keys; on PostgreSQL the second waits for the first
-            # and overwrites it, never failing on a duplicate key.
-            MetricRanking.objects.filter(leaderboard_id__in=span).exclude(
-                metric_id__in=[r.metric_id for r in rankings]
-            ).delete()
-            MetricRanking.objects.bulk_create(
-                rankings,
-                batch_size=100,
-                update_conflicts=True,
-                unique_fields=["metric"],
-                update_fields=["leaderboard", "ranks", "chart", "metric_name",
-                               "lower_is_better", "version"],
-            )  # fmt: skip
-            LeaderboardExecution.objects.bulk_create(
-                executions,
-                batch_size=100,
-                update_conflicts=True,
-                unique_fields=["leaderboard"],
-                update_fields=["reported", "ran", "claims"],
-            )
+            _keep(span, *_kept_rows(list(span), metrics))
     return len(ids)
+
+
+def _kept_rows(
+    span: list[int], metrics: dict[int, list[LeaderboardMetric]]
+) -> tuple[list[MetricRanking], list[LeaderboardExecution]]:
+    """The rows to keep for these boards: a ranking per metric, the execution facts."""
+    rankings, executions = [], []
+    for board_id, facts in _facts(span, metrics):
+        for metric in metrics.get(board_id, []):
+            ranks, chart = facts.rankings[metric.id]
+            rankings.append(
+                MetricRanking(
+                    metric_id=metric.id,
+                    leaderboard_id=board_id,
+                    ranks=ranks,
+                    chart=chart.to_json() if chart else None,
+                    metric_name=metric.name,
+                    lower_is_better=metric.is_lower_better,
+                    version=VERSION,
+                )
+            )
+        execution = facts.execution
+        executions.append(
+            LeaderboardExecution(
+                leaderboard_id=board_id,
+                reported=sorted(execution.reported),
+                ran=sorted(execution.ran),
+                claims=execution.claims,
+            )
+        )
+    return rankings, executions
+
+
+def _keep(
+    span: Iterable[int], rankings: list[MetricRanking], executions: list[LeaderboardExecution]
+) -> None:
+    # Upserts: a refresh running beside this one (another import's end, an admin
+    # edit) writes the same keys; on PostgreSQL the second waits for the first
+    # and overwrites it, never failing on a duplicate key.
+    MetricRanking.objects.filter(leaderboard_id__in=span).exclude(
+        metric_id__in=[r.metric_id for r in rankings]
+    ).delete()
+    MetricRanking.objects.bulk_create(
+        rankings,
+        batch_size=100,
+        update_conflicts=True,
+        unique_fields=["metric"],
+        update_fields=["leaderboard", "ranks", "chart", "metric_name",
+                       "lower_is_better", "version"],
+    )  # fmt: skip
+    LeaderboardExecution.objects.bulk_create(
+        executions,
+        batch_size=100,
+        update_conflicts=True,
+        unique_fields=["leaderboard"],
+        update_fields=["reported", "ran", "claims"],
+    )
 
 
 def kept_facts(
@@ -298,43 +308,8 @@ def forget_boards(board_ids: Iterable[int]) -> None:
         LeaderboardExecution.objects.filter(leaderboard_id__in=part).delete()
 
 
-def _forget_boards_of_paper(paper_id: int) -> None:
+def forget_boards_of_paper(paper_id: int) -> None:
+    """Delete what was kept of the boards this paper has rows on."""
     boards = LeaderboardRow.objects.filter(paper_id=paper_id).values("leaderboard_id")
     MetricRanking.objects.filter(leaderboard_id__in=boards).delete()
     LeaderboardExecution.objects.filter(leaderboard_id__in=boards).delete()
-
-
-# --- never stale: ORM writes forget what was kept ----------------------------------------
-
-# The paper fields a board's facts read (the chart's dates, the execution facts).
-_PAPER_FIELDS = {"published", "hidden", "has_report", "sample_statuses", "report_claim"}
-
-
-@receiver(post_init, sender=LeaderboardRow)
-@receiver(post_init, sender=LeaderboardMetric)
-def _remember_board(sender, instance, **kwargs) -> None:
-    # The board it was loaded on: a save that moves it changes that board too. Read
-    # from __dict__ so that a deferred column is not loaded for it.
-    instance._board_loaded = instance.__dict__.get("leaderboard_id")
-
-
-@receiver(post_save, sender=LeaderboardRow)
-@receiver(post_delete, sender=LeaderboardRow)
-@receiver(post_save, sender=LeaderboardMetric)
-@receiver(post_delete, sender=LeaderboardMetric)
-def _board_changed(sender, instance, **kwargs) -> None:
-    forget_boards({instance.leaderboard_id, getattr(instance, "_board_loaded", None)})
-    instance._board_loaded = instance.leaderboard_id
-
-
-@receiver(post_save, sender=Paper)
-def _paper_saved(sender, instance, created, update_fields=None, **kwargs) -> None:
-    if created or (update_fields is not None and not _PAPER_FIELDS & set(update_fields)):
-        return
-    _forget_boards_of_paper(instance.pk)
-
-
-@receiver(pre_delete, sender=Paper)
-def _paper_deleted(sender, instance, **kwargs) -> None:
-    # Before the delete: its rows lose their paper (SET_NULL) without a signal of theirs.
-    _forget_boards_of_paper(instance.pk)

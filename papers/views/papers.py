@@ -1,37 +1,35 @@
-"""Pages. Thin views: querying lives in querysets and papers.search, formatting in templates."""
+"""A paper's pages (/paper/<slug>, its samples alone, its record as JSON), an author's,
+a repository's, and every sample (/samples)."""
+
+from __future__ import annotations
 
 import datetime as dt
 import hashlib
 from functools import partial
 from urllib.parse import urlencode
 
-from django.db import connections
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
 from codewithpapers.cache import by_version, conditional_on_version
 from codewithpapers.middleware import reads
-from papers import catalogue, sample_filters
-from papers import search as fulltext
+from papers import paging, querysets, sample_filters
 from papers.api.http import conditional_json
 from papers.archive.export.records import export_record, record_last_modified, record_paper
 from papers.forms import (
     MAX_PAGE,
-    NAME_MAX,
     PaperPageForm,
     RepositorySampleForm,
     SampleFilterForm,
     SampleFilters,
     SampleListForm,
-    SearchForm,
     describe_errors,
 )
+from papers.leaderboards import ranks
 from papers.models import (
     Author,
     CodeLink,
@@ -43,193 +41,8 @@ from papers.models import (
     Repository,
     Sample,
 )
-from papers.querysets import NAMED, filter_papers, frameworks, names_like, paper_id_sets
-from papers.search import index as search_index
-from papers.vocabularies import (
-    REPO_KIND_EXPLANATIONS,
-    STATUS_CLAIM,
-    STATUS_EXPLANATIONS,
-    RepoKind,
-    SampleStatus,
-)
-
-PAGE_LIST = 50  # the latest papers on the home page
-PER_PAGE = 20
-# The search parameters that narrow the results (the Filters box counts those in use).
-FILTERS = (
-    "has_code",
-    "official",
-    "has_report",
-    "framework",
-    "status",
-    "task",
-    "method",
-    "dataset",
-    "year_from",
-    "year_to",
-    "sort",
-)
-# The filters that name a task, a method or a dataset, with their labels.
-NAMED_FILTERS = [("task", "Task"), ("method", "Method"), ("dataset", "Dataset")]
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    return render(request, "400.html", {"exception": message}, status=400)
-
-
-def _wants_fragment(request: HtmxHttpRequest) -> bool:
-    return bool(request.htmx) and not request.htmx.history_restore_request
-
-
-def _without_empty(params) -> str | None:
-    """The query string without its empty parameters, or None when none is empty. A form
-    submitted without JavaScript sends every field (`?q=graph&task=&method=&…`)."""
-    kept = [(key, value) for key, values in params.lists() for value in values if value != ""]
-    if len(kept) == sum(len(values) for _, values in params.lists()):
-        return None
-    return urlencode(kept)
-
-
-@reads(SearchForm, headers=("HX-Trigger",))
-@require_safe
-@vary_on_headers("HX-Request")
-def search(request: HtmxHttpRequest) -> HttpResponse:
-    if not request.htmx and (cleaned := _without_empty(request.GET)) is not None:
-        return redirect(f"{request.path}?{cleaned}" if cleaned else request.path)
-    form = SearchForm(request.GET, frameworks=by_version("frameworks", frameworks))
-    fragment = "papers/search.html#results-update" if _wants_fragment(request) else None
-    context = {
-        "form": form,
-        "statuses": list(SampleStatus),
-        "frameworks": form.frameworks,
-        "named_filters": NAMED_FILTERS,
-        "filters_in_use": sum(1 for key in FILTERS if request.GET.get(key)),
-    }
-    if not form.is_valid():
-        context.update(q=form["q"].value() or "", error=describe_errors(form))
-        return render(request, fragment or "papers/search.html", context, status=400)
-    data = form.cleaned_data
-    q = data["q"]
-    # Typing sends the box's value as it changes (HX-Trigger names the box); a paper an
-    # arXiv id or a slug names is opened only for a submitted query.
-    submitted = not request.htmx or request.htmx.trigger == "search-form"
-    hit = Paper.objects.named_by(q) if q else None
-    if hit is not None and submitted:
-        if request.htmx:
-            return HttpResponseClientRedirect(hit.get_absolute_url())
-        return redirect(hit)
-    sort = data["sort"] or ("relevance" if q.strip() else "newest")
-    page_number = data["page"] or 1
-    context.update(
-        q=q,
-        sort=sort,
-        page_number=page_number,
-        result_start=(page_number - 1) * PER_PAGE + 1,
-        too_deep=False,
-        direct_hit=hit,
-        unknown=form.unknown,
-    )
-    if page_number > MAX_PAGE:
-        context["too_deep"] = True
-        context["max_page"] = MAX_PAGE
-        result = None
-    elif form.unknown:  # a filter names nothing: no paper can match
-        result = fulltext.SearchPage(ids=[], total=0, capped=False)
-        context.update(result=result, rows=[])
-    else:
-        base = filter_papers(Paper.objects.visible(), data)
-        result = fulltext.search(
-            q,
-            base,
-            sort=sort,
-            offset=(page_number - 1) * PER_PAGE,
-            limit=PER_PAGE,
-            facets=True,
-            narrowed_by=paper_id_sets(data),
-        )
-        rows = fulltext.result_rows(result)
-        pages = -(-result.total // PER_PAGE)
-        context.update(
-            result=result,
-            rows=rows,
-            has_previous=page_number > 1,
-            has_next=page_number < min(pages, MAX_PAGE),
-            last_page=min(pages, MAX_PAGE),
-            facets=result.facets,
-            empty_hint=(q.strip() and not result.total),
-        )
-    return render(request, fragment or "papers/search.html", context)
-
-
-@reads(*NAMED)
-@require_safe
-@vary_on_headers("HX-Request")
-def search_names(request: HtmxHttpRequest, field: str) -> HttpResponse:
-    """Names of tasks, methods or datasets containing what is typed in that search
-    filter: a <datalist> for htmx, a page of links to the filtered search without it."""
-    if field not in NAMED:
-        raise Http404("No such filter")
-    text = request.GET.get(field, "")[:NAME_MAX].replace("\x00", "")
-    context = {
-        "field": field,
-        "label": f"{dict(NAMED_FILTERS)[field]}s",
-        "text": text,
-        "names": names_like(NAMED[field], text),
-    }
-    template = (
-        "papers/search_names.html#options"
-        if _wants_fragment(request)
-        else "papers/search_names.html"
-    )
-    return render(request, template, context)
-
-
-def _paper_list(queryset):
-    """Papers for a list, with their first authors, in a constant number of queries."""
-    return queryset.visible().with_authors()[:PAGE_LIST]
-
-
-def _archive_counts() -> dict:
-    """The home page's counts (whole-archive scans), and whether the search index is
-    being rebuilt by an import: kept per content version, which imports bump."""
-    return {
-        "paper_count": Paper.objects.visible().count(),
-        "repository_count": Repository.objects.count(),
-        "sample_count": Sample.objects.count(),
-        "status_counts": Sample.objects.status_counts(),
-        "search_rebuilding": search_index.deferred(connections[Paper.objects.db]),
-    }
-
-
-@reads()
-@require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "papers/home.html",
-        {
-            **by_version("home-counts", _archive_counts),
-            "status_claim": STATUS_CLAIM,
-            "latest": _paper_list(Paper.objects.latest()),
-        },
-    )
-
-
-@reads()
-@require_safe
-def about(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "papers/about.html",
-        {
-            "statuses": [(s, s.label, STATUS_EXPLANATIONS[s]) for s in SampleStatus],
-            "repo_kinds": [(k, k.label, REPO_KIND_EXPLANATIONS[k]) for k in RepoKind],
-        },
-    )
+from papers.views.common import HtmxHttpRequest, bad_request, paper_list, wants_fragment
+from papers.vocabularies import STATUS_CLAIM
 
 
 def _paper_row(slug: str) -> tuple[int, dt.datetime] | None:
@@ -274,7 +87,7 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "paper": paper,
             "related": related,
-            "results": catalogue.paper_results(list(paper.results.all())),
+            "results": ranks.paper_results(list(paper.results.all())),
             **context,
         },
     )
@@ -298,7 +111,7 @@ def _samples_context(paper: Paper, params) -> dict | None:
         "chosen": chosen,
         "status_counts": sample_filters.status_counts(found),
         "samples_url": paper.get_absolute_url(),
-        "samples_fragment_url": reverse("paper-samples", kwargs={"slug": paper.slug}),
+        "samples_fragment_url": reverse("papers:paper-samples", kwargs={"slug": paper.slug}),
     }
 
 
@@ -314,7 +127,7 @@ def paper_samples(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         return bad_request(request, "Invalid sample filter")
     template = (
         "papers/paper_samples.html#sample-table"
-        if _wants_fragment(request)
+        if wants_fragment(request)
         else "papers/paper_samples.html"
     )
     return render(request, template, {"paper": paper, **context})
@@ -337,26 +150,11 @@ def paper_json(request: HttpRequest, slug: str) -> HttpResponse:
     return conditional_json(request, export_record(paper), record_last_modified(paper))
 
 
-def paper_list(request: HttpRequest, papers, search: dict, total: int | None = None):
-    """The context of a paged list of papers (`page`, `per_page`: 20 or 50) with its
-    "search within these" link; or, for a bad parameter, (None, a 400 response)."""
-    form = PaperPageForm(request.GET)
-    if not form.is_valid():
-        return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
-    data = form.cleaned_data
-    page = catalogue.paper_page(papers, data["page"] or 1, data["per_page"] or 20, total)
-    return {
-        "papers_page": page,
-        "papers": page.items,
-        "search_within": f"{reverse('search')}?{urlencode(search)}" if search else "",
-    }, None
-
-
 @reads(PaperPageForm)
 @require_safe
 def author_detail(request: HttpRequest, slug: str) -> HttpResponse:
     author = get_object_or_404(Author, slug=slug)
-    papers = catalogue.linked_papers(PaperAuthor.objects.filter(author=author), 0)
+    papers = querysets.linked_papers(PaperAuthor.objects.filter(author=author), 0)
     context, error = paper_list(request, papers, {"author": author.slug})
     if error:
         return error
@@ -378,16 +176,14 @@ def _refuse_sample_list(request: HttpRequest, form: SampleFilterForm) -> HttpRes
 def _sample_page(samples: QuerySet[Sample], page_number: int, param: str = "page") -> dict:
     """One page of a sample list, newest first, with its papers: one query. `param`:
     the query parameter its pager sets."""
-    offset = (page_number - 1) * SAMPLES_PER_PAGE
-    rows = list(
-        samples.select_related("paper", "repository").order_by("-id")[
-            offset : offset + SAMPLES_PER_PAGE + 1
-        ]
+    rows, more = paging.peek(
+        samples.select_related("paper", "repository").order_by("-id"),
+        paging.Window(page_number, SAMPLES_PER_PAGE),
     )
     return {
-        "samples": rows[:SAMPLES_PER_PAGE],
+        "samples": rows,
         "page_number": page_number,
-        "has_next": len(rows) > SAMPLES_PER_PAGE and page_number < MAX_PAGE,
+        "has_next": more and page_number < MAX_PAGE,
         "has_previous": page_number > 1,
         "page_param": param,
     }
@@ -420,9 +216,9 @@ def repository_detail(request: HtmxHttpRequest, host: str, owner: str, name: str
         "samples_fragment_url": url,
         **_sample_page(repository.samples.filter(**chosen), page_number, form.PAGE),
     }
-    if _wants_fragment(request):
+    if wants_fragment(request):
         return render(request, "papers/repository.html#samples", context)
-    papers = catalogue.linked_papers(CodeLink.objects.filter(repository=repository), 0)
+    papers = querysets.linked_papers(CodeLink.objects.filter(repository=repository), 0)
     listed, error = paper_list(request, papers, {"repository": repository.url})
     if error:
         return error
@@ -463,9 +259,9 @@ def samples(request: HtmxHttpRequest) -> HttpResponse:
         "chosen": chosen,
         "repository": keep.get("repository", ""),
         "without_repository": urlencode(chosen),
-        "samples_url": reverse("samples"),
-        "samples_fragment_url": reverse("samples"),
+        "samples_url": reverse("papers:samples"),
+        "samples_fragment_url": reverse("papers:samples"),
         **_sample_page(base.filter(**chosen), page_number),
     }
-    template = "papers/samples.html#samples" if _wants_fragment(request) else "papers/samples.html"
+    template = "papers/samples.html#samples" if wants_fragment(request) else "papers/samples.html"
     return render(request, template, context)

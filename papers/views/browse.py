@@ -1,7 +1,7 @@
 """The browse pages: /sota and its areas, the task, dataset and method indexes and pages,
-venues at /conferences and /conference/<slug>, and leaderboards at
-/sota/<task>-on-<dataset>. Thin views: queries in papers.catalogue,
-rendering of descriptions in papers.markup, charts in papers.charts and the templates."""
+and venues at /conferences and /conference/<slug>. Thin views: queries in
+papers.taxonomy, papers.conferences and papers.leaderboards.ranks, rendering of
+descriptions in papers.markup, charts in papers.charts and the templates."""
 
 from __future__ import annotations
 
@@ -14,22 +14,12 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
-from papers import catalogue, charts, markup, outlinks
-from papers.forms import BoardForm, CatalogueForm, PaperPageForm, VenueIndexForm, describe_errors
-from papers.models import (
-    Collection,
-    Dataset,
-    Method,
-    PaperDataset,
-    PaperMethod,
-    PaperTask,
-    Task,
-)
-from papers.views import HtmxHttpRequest, _wants_fragment, bad_request, paper_list
-
-
-def _search_url(**params) -> str:
-    return f"{reverse('search')}?{urlencode(params)}"
+from papers import charts, conferences, markup, outlinks, querysets, taxonomy
+from papers.forms import CatalogueForm, PaperPageForm, VenueIndexForm
+from papers.leaderboards.ranks import benchmarks
+from papers.models import Collection, Dataset, Method, PaperDataset, PaperMethod, PaperTask, Task
+from papers.templatetags.papers_tags import status_items
+from papers.views.common import HtmxHttpRequest, paper_list, search_url, valid, wants_fragment
 
 
 def execution_line(record, key: str) -> dict:
@@ -38,19 +28,17 @@ def execution_line(record, key: str) -> dict:
     code has a report, and per status the samples across those reports with the papers
     holding one (the search's status filter reads the same per-paper counts). From the
     record's own denormalised counts: no query."""
-    from papers.templatetags.papers_tags import status_items
-
     code = {key: record.slug, "has_code": 1}
     reported = {**code, "has_report": 1}
     by_paper = record.status_paper_counts or {}
     return {
         "papers": record.paper_count,
         "code": record.code_paper_count,
-        "code_url": _search_url(**code),
+        "code_url": search_url(**code),
         "reported": record.report_paper_count,
-        "reported_url": _search_url(**reported),
+        "reported_url": search_url(**reported),
         "statuses": [
-            (status, n, by_paper.get(status, 0), _search_url(**reported, status=status))
+            (status, n, by_paper.get(status, 0), search_url(**reported, status=status))
             for status, n in status_items(record.sample_statuses)
         ],
         "sample_statuses": record.sample_statuses,
@@ -58,45 +46,32 @@ def execution_line(record, key: str) -> dict:
     }
 
 
-def _valid(form_class, request: HttpRequest):
-    form = form_class(request.GET)
-    if not form.is_valid():
-        return None, bad_request(request, f"Invalid parameter — {describe_errors(form)}")
-    return form.cleaned_data, None
-
-
-# --- /sota and areas ---------------------------------------------------------------------------
-
-
 @reads(CatalogueForm)
 @require_safe
 @vary_on_headers("HX-Request")
 def sota(request: HtmxHttpRequest) -> HttpResponse:
-    data, error = _valid(CatalogueForm, request)
+    data, error = valid(CatalogueForm, request)
     if error:
         return error
     q = data["q"]
-    found = catalogue.areas(q, keep=None if q else catalogue.AREA_PREVIEW)
-    context = {"areas": found, "q": q, "preview": not q, "claims": catalogue.task_claims(found)}
-    template = "papers/sota.html#areas" if _wants_fragment(request) else "papers/sota.html"
+    found = taxonomy.areas(q, keep=None if q else taxonomy.AREA_PREVIEW)
+    context = {"areas": found, "q": q, "preview": not q, "claims": taxonomy.task_claims(found)}
+    template = "papers/sota.html#areas" if wants_fragment(request) else "papers/sota.html"
     return render(request, template, context)
 
 
 @reads()
 @require_safe
 def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    area = catalogue.area(slug)
+    area = taxonomy.area(slug)
     if area is None:
         raise Http404("No such area")
-    context = {"area": area, "claims": catalogue.task_claims([area])}
+    context = {"area": area, "claims": taxonomy.task_claims([area])}
     return render(request, "papers/area.html", context)
 
 
-# --- index pages -------------------------------------------------------------------------------
-
-
 def _index(request: HttpRequest, model, **extra) -> HttpResponse:
-    data, error = _valid(CatalogueForm, request)
+    data, error = valid(CatalogueForm, request)
     if error:
         return error
     filters = {}
@@ -109,7 +84,7 @@ def _index(request: HttpRequest, model, **extra) -> HttpResponse:
     sort = data["sort"] or "name"
     if model is Method and sort == "benchmarks":
         sort = "name"
-    page = catalogue.catalogue_page(
+    page = taxonomy.catalogue_page(
         model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, **filters
     )
     context = {
@@ -160,11 +135,8 @@ def method_index(request: HttpRequest) -> HttpResponse:
         "with the papers using it; by collection below.",
         has_benchmarks=False,
         dump_counts=True,
-        groups=catalogue.collection_groups(),
+        groups=taxonomy.collection_groups(),
     )
-
-
-# --- task, dataset and method pages ------------------------------------------------------------
 
 
 @reads(PaperPageForm)
@@ -172,7 +144,7 @@ def method_index(request: HttpRequest) -> HttpResponse:
 def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
     links = PaperTask.objects.filter(task=task)
-    papers = catalogue.linked_papers(links, task.code_paper_count).with_code()
+    papers = querysets.linked_papers(links, task.code_paper_count).with_code()
     search = {"task": task.slug, "has_code": 1}
     context, error = paper_list(request, papers, search, task.code_paper_count)
     if error:
@@ -183,8 +155,8 @@ def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "task": task,
             "execution": execution_line(task, "task"),
-            "tree": catalogue.subtask_tree(task),
-            "benchmarks": catalogue.benchmarks(task.leaderboards.all()),
+            "tree": taxonomy.subtask_tree(task),
+            "benchmarks": benchmarks(task.leaderboards.all()),
             **outlinks.without_dead_links(markup.render_all(description=task.description)),
             **context,
         },
@@ -198,7 +170,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
         Dataset.objects.select_related("introduced_by").prefetch_related("tasks"), slug=slug
     )
     links = PaperDataset.objects.filter(dataset=dataset)
-    papers = catalogue.linked_papers(links, dataset.paper_count)
+    papers = querysets.linked_papers(links, dataset.paper_count)
     context, error = paper_list(request, papers, {"dataset": dataset.slug}, dataset.paper_count)
     if error:
         return error
@@ -208,7 +180,7 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "dataset": dataset,
             "execution": execution_line(dataset, "dataset"),
-            "benchmarks": catalogue.benchmarks(dataset.leaderboards.all()),
+            "benchmarks": benchmarks(dataset.leaderboards.all()),
             **outlinks.without_dead_links(markup.render_all(description=dataset.description)),
             **context,
         },
@@ -223,14 +195,14 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
         slug=slug,
     )
     links = PaperMethod.objects.filter(method=method)
-    papers = catalogue.linked_papers(links, method.paper_count)
+    papers = querysets.linked_papers(links, method.paper_count)
     context, error = paper_list(request, papers, {"method": method.slug}, method.paper_count)
     if error:
         return error
 
     def year_search(year: int) -> str:
         query = urlencode({"method": method.slug, "year_from": year, "year_to": year})
-        return f"{reverse('search')}?{query}"
+        return f"{reverse('papers:search')}?{query}"
 
     return render(
         request,
@@ -245,17 +217,14 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-# --- venues ------------------------------------------------------------------------------------
-
-
 @reads(VenueIndexForm)
 @require_safe
 def conference_index(request: HttpRequest) -> HttpResponse:
-    data, error = _valid(VenueIndexForm, request)
+    data, error = valid(VenueIndexForm, request)
     if error:
         return error
     sort = data["sort"] or "name"
-    page = catalogue.venue_index(data["q"], sort, data["page"] or 1, data["per_page"] or 50)
+    page = conferences.venue_index(data["q"], sort, data["page"] or 1, data["per_page"] or 50)
     sorts = [("name", "Name"), ("papers", "Papers")]
     return render(
         request,
@@ -269,61 +238,16 @@ def conference_index(request: HttpRequest) -> HttpResponse:
 def conference_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """A venue over its years, or one year's proceedings, with its papers newest first.
     Papers with Code's address of a year's proceedings (…/neurips-2020-12) redirects."""
-    found, canonical = catalogue.find_venue(slug)
+    found, canonical = conferences.find_venue(slug)
     if found is None:
         if canonical is None:
             raise Http404("No such venue")
-        target = reverse("conference", kwargs={"slug": canonical})
+        target = reverse("papers:conference", kwargs={"slug": canonical})
         if request.GET:
             target += "?" + request.GET.urlencode()
         return redirect(target, permanent=True)
-    papers = catalogue.venue_papers(found)
+    papers = conferences.venue_papers(found)
     context, error = paper_list(request, papers, {}, found.paper_count)
     if error:
         return error
     return render(request, "papers/conference.html", {"found": found, **context})
-
-
-# --- leaderboards ------------------------------------------------------------------------------
-
-
-def board_urls(board, view) -> list[str]:
-    """The URLs the board's page links to that may name a record of ours: its links and
-    citations, and the papers of the rows shown that are not in the archive."""
-    urls = [
-        item.get("url")
-        for item in [*board.dataset_links, *board.dataset_citations]
-        if isinstance(item, dict)
-    ]
-    urls += [row.paper_url for row in view.rows if not row.paper_id]
-    return [url for url in urls if isinstance(url, str)]
-
-
-@reads(BoardForm)
-@require_safe
-@vary_on_headers("HX-Request")
-def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    board, canonical = catalogue.find_board(slug)
-    if board is None:
-        raise Http404("No such leaderboard")
-    if not canonical:
-        target = board.get_absolute_url()
-        if request.GET:
-            target += "?" + request.GET.urlencode()
-        return redirect(target, permanent=True)
-    data, error = _valid(BoardForm, request)
-    if error:
-        return error
-    view = catalogue.board_view(board, data["metric"], data["page"] or 1, data["rows"])
-    if view is None:
-        return bad_request(request, f"metric: {data['metric']!r} is not a metric of this board")
-    context = {
-        "view": view,
-        "board": board,
-        "outlinks": outlinks.resolve(board_urls(board, view)),
-        **outlinks.without_dead_links(markup.render_all(description=board.description)),
-    }
-    template = (
-        "papers/leaderboard.html#board" if _wants_fragment(request) else "papers/leaderboard.html"
-    )
-    return render(request, template, context)
