@@ -9,7 +9,7 @@ import os
 os.environ.setdefault("SECRET_KEY", "tests-only-insecure-secret-key-0123456789abcdefghijklmnop")
 
 from codewithpapers.settings import *  # noqa: F403
-from codewithpapers.settings import STORAGES
+from codewithpapers.settings import DATABASES, MIDDLEWARE, STORAGES
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
@@ -23,3 +23,8 @@ STORAGES = STORAGES | {
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# The live server of the browser tests shares the in-memory SQLite connection across
+# its request threads (tests/serial.py).
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    MIDDLEWARE = ["tests.serial.OneRequestAtATime", *MIDDLEWARE]
