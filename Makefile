@@ -21,13 +21,14 @@ RUN := $(UV) run --frozen --no-sync
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: help python sync run serve collectstatic migrate demo test test-pg lint format fixtures superuser clean
+.PHONY: help python sync run serve collectstatic migrate demo manage test test-pg lint format fixtures superuser clean
 
 help:
 	@echo "make run    - set up, migrate, load the demo data, serve on http://$(HOST):$(PORT)"
 	@echo "make serve  - production: collect static files, migrate, gunicorn (gunicorn.conf.py)"
 	@echo "make test   - the whole test suite (DATABASE_URL picks the engine; SQLite by default)"
 	@echo "make test-pg - the suite on the local PostgreSQL"
+	@echo "make manage ARGS='import_archive FILE' - any manage.py command on this machine's settings"
 	@echo "make lint   - ruff"
 
 python:
@@ -49,17 +50,27 @@ python:
 
 sync: .venv/.synced
 
-migrate: sync
-	DEBUG=$${DEBUG:-true} $(RUN) python manage.py migrate --no-input
+# This machine's development settings (DEBUG on, a secret of its own), which the settings
+# read unless the environment says otherwise: `.venv/bin/python manage.py …` then works
+# in a plain shell. Never deployed: `make serve` and production ignore it (DOTENV=).
+.env: | python
+	@echo "Writing .env (development settings for this checkout; see docs/configuration.md)"
+	@$(PYTHON) -c 'import secrets; print("# Development settings (make run wrote them): DEBUG on, a local secret.\nDEBUG=true\nSECRET_KEY=" + secrets.token_urlsafe(50))' > $@
+
+migrate: sync .env
+	$(RUN) python manage.py migrate --no-input
 
 # load_demo leaves a database holding papers it did not make (an imported archive) alone,
 # with exit status 3: `make run` then serves that archive as it is.
 demo: migrate
-	DEBUG=$${DEBUG:-true} $(RUN) python manage.py load_demo || [ $$? -eq 3 ]
-	DEBUG=$${DEBUG:-true} $(RUN) python manage.py compute_related --only-new
+	$(RUN) python manage.py load_demo || [ $$? -eq 3 ]
+	$(RUN) python manage.py compute_related --only-new
 
 run: demo
-	DEBUG=$${DEBUG:-true} $(RUN) python manage.py runserver $(HOST):$(PORT)
+	$(RUN) python manage.py runserver $(HOST):$(PORT)
+
+manage: sync .env
+	$(RUN) python manage.py $(ARGS)
 
 # Production: DEBUG stays false (the settings then require SECRET_KEY and turn on HTTPS,
 # HSTS and secure cookies; see the README's configuration table). Static files are
@@ -68,6 +79,7 @@ run: demo
 collectstatic: sync
 	$(RUN) python manage.py collectstatic --no-input -v 0
 
+serve: export DOTENV :=
 serve: collectstatic
 	$(RUN) python manage.py migrate --no-input
 	BIND=$${BIND:-$(HOST):$(PORT)} $(RUN) gunicorn -c gunicorn.conf.py codewithpapers.wsgi
@@ -75,11 +87,11 @@ serve: collectstatic
 # fixtures/seed.json is the seed record dumped with natural keys; tests/test_fixtures.py
 # fails when it falls behind the models, and this target remakes it.
 SEED_RECORD ?= ../shared/seeds/000_4232d225b0289023.txt
-fixtures: sync
-	DEBUG=true $(RUN) python manage.py archive_to_fixture $(SEED_RECORD) -o fixtures/seed.json -v 0
+fixtures: sync .env
+	$(RUN) python manage.py archive_to_fixture $(SEED_RECORD) -o fixtures/seed.json -v 0
 
 superuser: migrate
-	DEBUG=$${DEBUG:-true} $(RUN) python manage.py createsuperuser
+	$(RUN) python manage.py createsuperuser
 
 test: sync
 	$(RUN) pytest $(PYTEST_ARGS)

@@ -2,7 +2,7 @@
 
     gunicorn -c gunicorn.conf.py codewithpapers.wsgi
 
-Every knob comes from the environment (see README.md, "Configuration"):
+Every knob comes from the environment (see docs/configuration.md):
 
 - BIND (127.0.0.1:8000): where to listen. Behind a load balancer or a reverse proxy,
   the proxy terminates TLS; set SECURE_PROXY_SSL_HEADER=true and CLIENT_IP_HEADER there.
@@ -14,6 +14,8 @@ Every knob comes from the environment (see README.md, "Configuration"):
 - GUNICORN_TIMEOUT (30 s): a worker silent for this long is killed and replaced.
 - GUNICORN_MAX_REQUESTS (2000, ± 10 % jitter): workers are recycled after this many
   requests, which bounds the growth of any slow leak.
+- GUNICORN_CONTROL_SOCKET ($XDG_RUNTIME_DIR or ~/.gunicorn, gunicorn-<bind>.ctl): the
+  control socket of `gunicornc`, one per address so that instances do not collide.
 
 Request logging is the application's own (one JSON line a request on stdout, see
 codewithpapers.middleware.RequestLogMiddleware), so gunicorn's access log is off and
@@ -24,6 +26,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE).
 
 import multiprocessing
 import os
+import re
 
 from codewithpapers.env import env_int, env_str
 
@@ -47,6 +50,17 @@ errorlog = "-"
 loglevel = env_str("LOG_LEVEL", "info").lower()
 # Django is imported once in the master: workers fork with the code already loaded.
 preload_app = True
+# gunicorn's control socket (for `gunicornc`) is one path per user by default, so a second
+# instance on the same machine (another port, a staging copy) would collide with the
+# first: each instance's socket is named after its address, unless
+# GUNICORN_CONTROL_SOCKET names one.
+control_socket = env_str(
+    "GUNICORN_CONTROL_SOCKET",
+    os.path.join(
+        os.environ.get("XDG_RUNTIME_DIR") or os.path.expanduser("~/.gunicorn"),
+        "gunicorn-" + re.sub(r"[^A-Za-z0-9.]+", "-", bind).strip("-") + ".ctl",
+    ),
+)
 # Production settings unless told otherwise.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "codewithpapers.settings")
 

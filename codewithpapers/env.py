@@ -18,6 +18,23 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
+def load_env_file(path: Path) -> None:
+    """Set the variables a KEY=VALUE file names (blank lines and `#` comments aside),
+    leaving those the environment already sets alone: the development machine's local
+    `.env`, which `make run` writes. A line of another shape names the file and line."""
+    if not path.is_file():
+        return
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        name = name.strip()
+        if not sep or not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+            raise ImproperlyConfigured(f"{path}:{number}: expected NAME=value, got {line!r}")
+        os.environ.setdefault(name, value.strip().strip("'\""))
+
+
 def env_str(name: str, default: str | None = None) -> str:
     value = os.environ.get(name)
     if value is None:

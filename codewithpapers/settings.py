@@ -3,6 +3,7 @@
 See the configuration table in README.md; codewithpapers/env.py holds the readers.
 """
 
+import os
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -14,11 +15,18 @@ from codewithpapers.env import (
     env_list,
     env_rate,
     env_str,
+    load_env_file,
     parse_cache_url,
     parse_database_url,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A development machine's own settings: `make run` writes .env (DEBUG on, a secret of its
+# own), so that `manage.py` works in a plain shell there. DOTENV names another file, or
+# none when empty (production, the tests); the environment always wins over the file.
+if _env_file := os.environ.get("DOTENV", str(BASE_DIR / ".env")):
+    load_env_file(Path(_env_file))
 
 DEBUG = env_bool("DEBUG", False)
 

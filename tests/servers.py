@@ -47,6 +47,8 @@ PRODUCTION = {
     # A process that a test gives no database of its own must not make db.sqlite3 in
     # the checkout (the developer's database).
     "DATABASE_URL": "sqlite:///:memory:",
+    # Nor the checkout's .env, a developer's (make run writes it).
+    "DOTENV": "",
 }
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 

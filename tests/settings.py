@@ -7,6 +7,8 @@ import os
 # The site refuses to start without a secret unless DEBUG is on; the suite runs with
 # DEBUG off, as production does.
 os.environ.setdefault("SECRET_KEY", "tests-only-insecure-secret-key-0123456789abcdefghijklmnop")
+# The suite never reads a developer's .env (make run's DEBUG would reach it).
+os.environ["DOTENV"] = ""
 
 from codewithpapers.settings import *  # noqa: F403
 from codewithpapers.settings import DATABASES, MIDDLEWARE, STORAGES

@@ -146,3 +146,33 @@ def test_the_site_has_a_statement_timeout_and_commands_have_none(tmp_path):
     assert site.stdout.strip() == "1234", site.stderr
     command = manage("shell", "-c", show, env=env)
     assert command.stdout.strip().splitlines()[-1] == "None", command.stderr
+
+
+def _setup(env: dict[str, str], code: str = "") -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in KNOBS and k != "DOTENV"}
+    base["DJANGO_SETTINGS_MODULE"] = "codewithpapers.settings"
+    script = "import django; django.setup(); from django.conf import settings; " + code
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=base | env, capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+
+
+def test_a_local_env_file_sets_what_the_environment_leaves_unset(tmp_path):
+    """`make run` writes .env so that manage.py works in a plain shell on a developer's
+    machine; the environment still wins, and production names no file."""
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("# development\nDEBUG=true\n\nSECRET_KEY='from-the-file'\n")
+    show = "print(settings.DEBUG, settings.SECRET_KEY)"
+    assert _setup({"DOTENV": str(dotenv)}, show).stdout.split() == ["True", "from-the-file"]
+    told = _setup({"DOTENV": str(dotenv), "SECRET_KEY": "told", "DEBUG": "false"}, show)
+    assert told.stdout.split() == ["False", "told"]
+    ignored = _setup({"DOTENV": ""}, show)  # no file: a production start needs a secret
+    assert ignored.returncode != 0 and "SECRET_KEY must be set" in ignored.stderr
+
+
+def test_a_bad_line_of_the_env_file_names_the_file_and_the_line(tmp_path):
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("DEBUG=true\nexport SECRET KEY\n")
+    result = _setup({"DOTENV": str(dotenv)})
+    assert result.returncode != 0 and f"{dotenv}:2: expected NAME=value" in result.stderr
