@@ -1,6 +1,6 @@
 """Settings for Code with Papers: one file, every knob from the environment.
 
-See the configuration table in README.md; codewithpapers/env.py holds the readers.
+See the configuration table in docs/configuration.md; codewithpapers/env.py holds the readers.
 """
 
 import os
