@@ -84,7 +84,7 @@ serve: collectstatic
 	$(RUN) python manage.py migrate --no-input
 	BIND=$${BIND:-$(HOST):$(PORT)} $(RUN) gunicorn -c gunicorn.conf.py codewithpapers.wsgi
 
-# fixtures/seed.json is the seed record dumped with natural keys; tests/test_fixtures.py
+# fixtures/seed.json is the seed record dumped with natural keys; tests/archive/test_fixtures.py
 # fails when it falls behind the models, and this target remakes it.
 SEED_RECORD ?= ../shared/seeds/000_4232d225b0289023.txt
 fixtures: sync .env

@@ -119,7 +119,7 @@ def seed_record_path() -> Path:
 
 @pytest.fixture
 def seed_paper(db):
-    """The seed record as fixtures/seed.json holds it (tests/test_fixtures.py keeps the
+    """The seed record as fixtures/seed.json holds it (tests/archive/test_fixtures.py keeps the
     fixture equal to importing the record), with the browse counts an import leaves: the
     page guards need no file outside the repository."""
     from django.core.management import call_command

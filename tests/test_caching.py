@@ -18,9 +18,9 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from codewithpapers.cache import bump_content_version
+from tests.admin.test_admin import change_form_data, post_change
 from tests.archive_helpers import run_import
 from tests.servers import ROOT, fetch, gunicorn, production_env, require
-from tests.test_admin import change_form_data, post_change
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ archive nests them (the task graph itself, a few thousand edges, is held whole).
 
 Importing every kind into an empty database gives the same database: each kind
 carries what its importer reads, and nothing is written twice in ways that could
-disagree (tests/test_export_archive.py compares every model). A record staff edited
+disagree (tests/archive/test_export_archive.py compares every model). A record staff edited
 says so (`"edited_in_admin": true`, a key the dumps do not have), so that it comes back
 edited and later imports of the dumps leave it alone (papers.archive.edits).
 """

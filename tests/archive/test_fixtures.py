@@ -31,8 +31,8 @@ def test_seed_fixture_equals_importing_the_seed_record(seed_record_path):
 
 
 def test_dumpdata_flush_loaddata_gives_the_same_database(tmp_path, seed_record_path):
+    from tests.archive.test_import_archive import DATASETS, EVALUATIONS, LINKS, METHODS, PAPERS
     from tests.archive_helpers import write
-    from tests.test_import_archive import DATASETS, EVALUATIONS, LINKS, METHODS, PAPERS
 
     files = [
         write(tmp_path / f"{name}.json", records)

@@ -13,10 +13,10 @@ from papers.archive.engines.postgresql import session as postgres_session
 from papers.archive.engines.sqlite import fts_side
 from papers.models import Paper
 from papers.search import search
+from tests.archive.test_import_archive import PAPERS
+from tests.archive.test_import_postgresql import _counts, _files, _true_counts
 from tests.archive_helpers import fts_searches, run_import, write
 from tests.servers import manage, production_env
-from tests.test_import_archive import PAPERS
-from tests.test_import_postgresql import _counts, _files, _true_counts
 
 pytestmark = [
     pytest.mark.servers,

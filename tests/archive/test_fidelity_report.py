@@ -8,9 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from papers.models import Dataset, Task
-from tests.archive_helpers import run_import
-from tests.conftest import realdata
-from tests.test_fidelity import (
+from tests.archive.test_fidelity import (
     API,
     DATAFINDER,
     METHODS_2022,
@@ -20,6 +18,8 @@ from tests.test_fidelity import (
     TASKS,
     imported,
 )
+from tests.archive_helpers import run_import
+from tests.conftest import realdata
 
 pytestmark = [pytest.mark.realdata, pytest.mark.django_db]
 

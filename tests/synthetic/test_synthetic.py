@@ -19,7 +19,7 @@ import pytest
 
 import synthetic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEED, PAPERS = 1, 2_000
 
 

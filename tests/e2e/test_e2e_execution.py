@@ -19,8 +19,8 @@ from tests.browser import (
     page_faults,
     require_chromium,
 )
-from tests.test_browse import World
-from tests.test_execution_facts import ODD, give_report
+from tests.kept.test_execution_facts import ODD, give_report
+from tests.views.test_browse import World
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -23,7 +23,7 @@ from papers.models import (
     Sample,
     Task,
 )
-from tests.test_browse import World
+from tests.views.test_browse import World
 
 pytestmark = pytest.mark.django_db
 
@@ -358,7 +358,7 @@ def test_unlinking_a_paper_from_a_task_in_the_admin_refreshes_the_old_task(admin
 
 
 def test_moving_a_task_link_in_the_admin_refreshes_both_tasks(admin_client, reported):
-    from tests.test_admin import change_form_data, post_change
+    from tests.admin.test_admin import change_form_data, post_change
 
     link = PaperTask.objects.get(paper=reported.papers[2], task=reported.task)
     data = change_form_data(admin_client, link)
@@ -371,7 +371,7 @@ def test_moving_a_task_link_in_the_admin_refreshes_both_tasks(admin_client, repo
 
 
 def test_hiding_a_paper_in_the_admin_refreshes_its_records(admin_client, reported):
-    from tests.test_admin import change_form_data, post_change
+    from tests.admin.test_admin import change_form_data, post_change
 
     paper = reported.papers[2]
     data = change_form_data(admin_client, paper)

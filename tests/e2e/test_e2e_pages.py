@@ -28,8 +28,9 @@ LATEX = (
 
 
 def guard_pages() -> list[str]:
-    """The pages of the guard list (tests/test_pages.py, tests/test_discoverability.py),
-    on the demo archive: every named page, a search with results, and the error pages."""
+    """The pages of the guard list (tests/views/test_pages.py and
+    test_discoverability.py), on the demo archive: every named page, a search with results,
+    and the error pages."""
     task = Task.objects.filter(leaderboards__isnull=False).order_by("slug").first()
     dataset = Dataset.objects.filter(leaderboards__isnull=False).order_by("slug").first()
     method = Method.objects.filter(paper_links__isnull=False).order_by("slug").first()

@@ -156,8 +156,8 @@ def test_listing_pages_keep_constant_queries(client, seeded, url):
 
 def test_leaderboard_ranks_rows_by_the_first_metric_in_its_direction(client, db, tmp_path):
     from papers.models import LeaderboardMetric
+    from tests.archive.test_import_archive import EVALUATIONS
     from tests.archive_helpers import run_import, write
-    from tests.test_import_archive import EVALUATIONS
 
     run_import(write(tmp_path / "ev.json", EVALUATIONS))
     board = "/sota/machine-translation-on-wmt-2014"

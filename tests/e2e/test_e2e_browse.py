@@ -14,7 +14,7 @@ from tests.browser import (
     page_faults,
     require_chromium,
 )
-from tests.test_browse import World
+from tests.views.test_browse import World
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

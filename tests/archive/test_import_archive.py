@@ -675,7 +675,7 @@ def test_an_import_into_an_empty_database_defers_the_index_and_builds_it_at_the_
 
     real_beside = postgres_session.GinBeside
 
-    def beside():  # PostgreSQL: built beside the links file (tests/test_import_link_counts.py)
+    def beside():  # PostgreSQL: built beside the links file (test_import_postgresql.py)
         seen.append((index.deferred(), Paper.objects.count()))
         return real_beside()
 

@@ -22,9 +22,9 @@ from papers.models import CodeLink, Paper, PaperAuthor
 from papers.search import index as search_index
 from papers.search import search
 from papers.search.backends.postgresql import GIN_INDEX
+from tests.archive.test_import_archive import LINKS as ARCHIVE_LINKS
+from tests.archive.test_import_archive import PAPERS as ARCHIVE_PAPERS
 from tests.archive_helpers import db_state, run_import, write
-from tests.test_import_archive import LINKS as ARCHIVE_LINKS
-from tests.test_import_archive import PAPERS as ARCHIVE_PAPERS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 # The counts ahead are PostgreSQL's: on SQLite the rewrite they spare costs less.

@@ -23,8 +23,8 @@ from papers.models import (
     Sample,
 )
 from tests.archive_helpers import run_import, write
-from tests.test_browse import World
-from tests.test_execution_facts import ODD, body_of, give_report, ranks_and_models, refresh
+from tests.kept.test_execution_facts import ODD, body_of, give_report, ranks_and_models, refresh
+from tests.views.test_browse import World
 
 pytestmark = pytest.mark.django_db
 
@@ -162,7 +162,7 @@ def test_the_chart_kept_as_json_draws_as_the_live_one(world):
 
 
 def test_an_import_keeps_every_boards_ranking(tmp_path):
-    from tests.test_import_archive import EVALUATIONS
+    from tests.archive.test_import_archive import EVALUATIONS
 
     status, _, err = run_import(write(tmp_path / "evaluation-tables.json", EVALUATIONS))
     assert status == 0, err
@@ -242,7 +242,7 @@ def test_a_ranking_kept_by_other_ranking_code_is_not_read(client, world):
 
 def edit_in_admin(admin_client, obj, **fields: str) -> None:
     """Post `obj`'s change form back with these fields changed."""
-    from tests.test_admin import change_form_data, post_change
+    from tests.admin.test_admin import change_form_data, post_change
 
     data = change_form_data(admin_client, obj)
     data.update({name: [value] for name, value in fields.items()})
@@ -277,7 +277,7 @@ def test_flipping_a_metric_in_the_admin_inverts_the_kept_ranking(admin_client, c
 def test_editing_rows_on_the_board_page_in_the_admin_keeps_the_new_ranking(
     admin_client, client, world
 ):
-    from tests.test_admin import change_form_data, post_change
+    from tests.admin.test_admin import change_form_data, post_change
 
     refresh_boards()
     data = change_form_data(admin_client, world.board)
@@ -367,7 +367,7 @@ def test_staff_find_the_metrics_whose_name_decides_and_turn_one_around_in_a_clic
 def test_a_change_of_a_boards_description_in_the_admin_restates_its_metrics_direction(
     admin_client, world
 ):
-    from tests.test_admin import change_form_data, post_change
+    from tests.admin.test_admin import change_form_data, post_change
 
     metric = LeaderboardMetric.objects.create(leaderboard=world.speech, name="Score", position=1)
     data = change_form_data(admin_client, world.speech)
