@@ -252,6 +252,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 1_048_576, minimum=10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 DATA_UPLOAD_MAX_NUMBER_FILES = 10
+# The write API: a JSON body's size (a 20,000-row evaluation_synchronize fits), and the
+# writes one token may make per minute (0: no limit).
+API_WRITE_MAX_BYTES = env_int("API_WRITE_MAX_BYTES", 8_388_608, minimum=1024)
+API_WRITES_PER_MINUTE = env_int("API_WRITES_PER_MINUTE", 120, minimum=0)
 
 # --- Caching ------------------------------------------------------------------------
 # Anonymous GET pages (and the API) are cached whole by codewithpapers.middleware.

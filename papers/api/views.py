@@ -486,12 +486,10 @@ def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: s
 
 @csrf_exempt
 def read_only(request: HttpRequest, *args, **kwargs):
-    """Write-only endpoints of the original API (evaluation-synchronize): a write is a
-    405 naming the methods the API serves, as on every other path; a read finds nothing."""
-    if request.method in SAFE_METHODS:
-        return error(404, f"{request.path} only writes, and this API is read-only")
-    response = error(405, f"{request.method} is not allowed: this API is read-only")
-    response["Allow"] = ", ".join(SAFE_METHODS)
+    """Write-only endpoints of the original API (evaluation-synchronize): its writes are
+    routed to papers.api.writes; a read, or another method, is a 405 naming POST."""
+    response = error(405, f"{request.method} is not allowed: {request.path} takes POST")
+    response["Allow"] = "POST"
     return response
 
 

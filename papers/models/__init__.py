@@ -1,4 +1,5 @@
-from papers.models.base import Record
+from papers.models.base import ARCHIVE_SNAPSHOT, Record
+from papers.models.contributions import ApiToken, Level, Proposal, Revision
 from papers.models.leaderboards import (
     Leaderboard,
     LeaderboardExecution,
@@ -41,6 +42,11 @@ from papers.models.venues import Venue
 KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
 
 __all__ = [
+    "ARCHIVE_SNAPSHOT",
+    "ApiToken",
+    "Level",
+    "Proposal",
+    "Revision",
     "KEPT_FACTS",
     "NEWEST_FIRST",
     "Author",

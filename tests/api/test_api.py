@@ -181,12 +181,22 @@ def test_hidden_papers_are_not_served(client, two):
     assert "paper-2" not in slugs and "paper-1" in slugs
 
 
-@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
-def test_write_methods_are_405_with_json(client, two, method):
-    for url in ("/api/v1/papers/", "/api/v1/tasks/task-1/", "/api/v1/rpc/evaluation-synchronize/"):
-        response = getattr(client, method)(url, data="{}", content_type="application/json")
-        assert response.status_code == 405, url
-        assert "read-only" in response.json()["error"]
+@pytest.mark.parametrize(
+    ("method", "url", "status"),
+    [
+        ("post", "/api/v1/papers/", 401),
+        ("patch", "/api/v1/tasks/task-1/", 401),
+        ("delete", "/api/v1/tasks/task-1/", 401),
+        ("post", "/api/v1/rpc/evaluation-synchronize/", 401),
+        ("put", "/api/v1/papers/", 405),
+        ("post", "/api/v1/tasks/task-1/", 405),
+        ("patch", "/api/v1/authors/", 405),
+    ],
+)
+def test_anonymous_writes_are_refused_with_json(client, two, method, url, status):
+    response = getattr(client, method)(url, data="{}", content_type="application/json")
+    assert response.status_code == status, url
+    assert response.json()["status"] == status
     assert client.get("/api/v1/tasks/task-1/").status_code == 200
 
 
@@ -349,10 +359,11 @@ def test_every_api_error_is_json_in_the_documented_shape(two, monkeypatch, setti
     fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
     _documented_error(client.get(f"/api/v1/papers/?{fields}"), 400)
     _documented_error(client.get("/api/v1/papers/no-such-paper/"), 404)
-    refused = _documented_error(client.post("/api/v1/rpc/evaluation-synchronize/"), 405)
-    assert "read-only" in refused["error"]
-    response = client.post("/api/v1/rpc/evaluation-synchronize/")
-    assert response["Allow"] == "GET, HEAD"
+    refused = _documented_error(client.get("/api/v1/rpc/evaluation-synchronize/"), 405)
+    assert "takes POST" in refused["error"]
+    response = client.get("/api/v1/rpc/evaluation-synchronize/")
+    assert response["Allow"] == "POST"
+    _documented_error(client.post("/api/v1/rpc/evaluation-synchronize/"), 401)
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
