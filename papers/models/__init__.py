@@ -40,6 +40,9 @@ from papers.models.venues import Venue
 # of each board, the venues): neither staff's nor an archive's data (no admin, no natural
 # keys, never exported).
 KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
+# Who may write and what they wrote (papers.contributions): not archive data either (never
+# exported, nor compared between imports).
+CONTRIBUTIONS = (ApiToken, Revision, Proposal)
 
 __all__ = [
     "ARCHIVE_SNAPSHOT",
@@ -47,6 +50,7 @@ __all__ = [
     "Level",
     "Proposal",
     "Revision",
+    "CONTRIBUTIONS",
     "KEPT_FACTS",
     "NEWEST_FIRST",
     "Author",

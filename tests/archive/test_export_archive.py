@@ -21,6 +21,7 @@ from papers.archive import export
 from papers.archive.read.parsers import RANK_RECORD
 from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
+    CONTRIBUTIONS,
     KEPT_FACTS,
     Author,
     Collection,
@@ -66,7 +67,8 @@ def empty_the_database() -> None:
     # Venues are worked out from the papers (an import's refresh): nothing points at them.
     for model in (Paper, Task, Dataset, Method, Collection, Author, Repository, Venue):
         model.objects.all().delete()
-    assert not any(m.objects.exists() for m in apps.get_app_config("papers").get_models())
+    archive = [m for m in apps.get_app_config("papers").get_models() if m not in CONTRIBUTIONS]
+    assert not any(m.objects.exists() for m in archive)
 
 
 # Natural keys of the rows other rows point at.
@@ -96,7 +98,7 @@ def archive_state() -> dict[str, list[str]]:
     }
     state = {}
     for model in apps.get_app_config("papers").get_models():
-        if model in KEPT_FACTS:  # worked out from the rows compared here
+        if model in KEPT_FACTS or model in CONTRIBUTIONS:  # worked out, or who wrote what
             continue
         fields = [f for f in model._meta.concrete_fields if f.name not in SKIP]
         many = {}  # row id → {m2m field name: [natural keys]}, for auto-created through tables
