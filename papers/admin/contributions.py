@@ -80,10 +80,7 @@ def diff_table(changes: dict) -> str:
     rows = format_html_join(
         "",
         "<tr><th>{}</th><td><del>{}</del></td><td><ins>{}</ins></td></tr>",
-        (
-            (name, _text(old), _text(new))
-            for name, (old, new) in sorted((changes or {}).items())
-        ),
+        ((name, _text(old), _text(new)) for name, (old, new) in sorted((changes or {}).items())),
     )
     return format_html(
         '<table class="revision-diff"><tr><th>field</th><th>before</th><th>after</th></tr>'

@@ -266,11 +266,15 @@ class PaperAdmin(KeptAdmin, RecordAdmin):
             "Edits",
             {
                 "fields": (
-                    "edited_in_admin", "edited_at", "contributed_by", "contributed_at",
-                    "created_at", "updated_at",
+                    "edited_in_admin",
+                    "edited_at",
+                    "contributed_by",
+                    "contributed_at",
+                    "created_at",
+                    "updated_at",
                 )
             },
-        ),  # fmt: skip
+        ),
     )
     readonly_fields = (
         "author_names",

@@ -101,9 +101,7 @@ urlpatterns = [
     ),
     *both(
         "evaluations/<str:evaluation_id>/",
-        methods(
-            taxonomy.evaluation_detail, PATCH="evaluation_update", DELETE="evaluation_delete"
-        ),
+        methods(taxonomy.evaluation_detail, PATCH="evaluation_update", DELETE="evaluation_delete"),
         "evaluation",
     ),
     *both(

@@ -16,7 +16,6 @@ from django.views.decorators.csrf import csrf_exempt
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import (
-    SAFE_METHODS,
     PageForm,
     Payload,
     Text,

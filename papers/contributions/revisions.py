@@ -29,12 +29,10 @@ from django.db.models.deletion import Collector
 from papers.models import KEPT_FACTS, ApiToken, Proposal, Revision
 from papers.models.contributions import Action, Via
 
-# Kept or derived columns: a revision neither shows nor restores them (they follow).
-NOT_TRACKED = {
-    "updated_at", "edited_at", "metric_values", "search_vector", "paper_count",
-    "code_paper_count", "report_paper_count", "sample_statuses", "status_paper_counts",
-    "report_claims", "code_link_count", "sample_count", "author_names", "frameworks",
-}  # fmt: skip
+# Kept or derived columns (not editable, bar these): a revision neither shows nor restores
+# them (they follow the rest). A deletion's rows are kept whole all the same.
+TRACKED_READONLY = {"contributed_by", "contributed_at", "created_at", "stated_lower_is_better"}
+NOT_TRACKED = {"updated_at", "edited_at"}
 
 
 @dataclass
@@ -53,7 +51,10 @@ def _tracked(model: type[models.Model]) -> list[models.Field]:
     return [
         f
         for f in model._meta.concrete_fields
-        if f.name not in NOT_TRACKED and not f.primary_key and not getattr(f, "generated", False)
+        if f.name not in NOT_TRACKED
+        and (f.editable or f.name in TRACKED_READONLY)
+        and not f.primary_key
+        and not getattr(f, "generated", False)
     ]
 
 
@@ -184,9 +185,7 @@ def revert(revision: Revision, actor: Actor) -> tuple[Revision, models.Model | N
     model = model_of(revision)
     manager = model._default_manager
     actor.comment = actor.comment or f"revert of revision {revision.pk}"
-    if revision.action == Action.DELETE or (
-        revision.action == Action.REVERT and revision.deleted
-    ):
+    if revision.action == Action.DELETE or (revision.action == Action.REVERT and revision.deleted):
         restored = None
         for item in serializers.deserialize("json", json.dumps(revision.deleted)):
             item.save()
@@ -224,5 +223,6 @@ def history(obj: models.Model):
     first."""
     kind = ContentType.objects.get_for_model(type(obj))
     return Revision.objects.filter(
-        models.Q(content_type=kind, object_id=obj.pk) | models.Q(parent_type=kind, parent_id=obj.pk)
+        models.Q(content_type=kind, object_id=obj.pk)
+        | models.Q(parent_type=kind, parent_id=obj.pk)
     ).select_related("user", "moderator", "content_type")

@@ -76,9 +76,7 @@ def authenticate(header: str, address: str = "") -> ApiToken | None:
         return _refuse("empty token", address)
     if not is_signed(key):
         return _refuse("not a token this site issued", address)
-    token = (
-        ApiToken.objects.select_related("user").filter(key_hash=hash_key(key)).first()
-    )
+    token = ApiToken.objects.select_related("user").filter(key_hash=hash_key(key)).first()
     if token is None:
         return _refuse("unknown token", address)
     if token.revoked_at is not None:

@@ -122,7 +122,7 @@ class Revision(models.Model):
 
     @property
     def who(self) -> str:
-        """"import of <files>", "admin (<user>)", "<user>" or "<contributor>, approved by
+        """ "import of <files>", "admin (<user>)", "<user>" or "<contributor>, approved by
         <moderator>"."""
         if self.via == Via.IMPORT:
             files = (self.summary or {}).get("files") or []
@@ -157,7 +157,9 @@ class Proposal(models.Model):
     body = models.JSONField(default=dict, blank=True)
     comment = models.TextField(blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    reason = models.TextField(blank=True, help_text="Why it was rejected (the contributor sees it).")
+    reason = models.TextField(
+        blank=True, help_text="Why it was rejected (the contributor sees it)."
+    )
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
         related_name="+",

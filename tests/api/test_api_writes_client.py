@@ -117,9 +117,12 @@ def _sync_request(values: list[float]) -> EvaluationTableSyncRequest:
         metrics=[MetricSyncRequest(name="Accuracy", is_loss=False)],
         results=[
             ResultSyncRequest(
-                metrics={"Accuracy": value}, methodology=f"Model {i}", paper=None,
-                evaluated_on="2022-01-0" + str(i % 9 + 1), external_id=f"run-{i}",
-            )  # fmt: skip
+                metrics={"Accuracy": value},
+                methodology=f"Model {i}",
+                paper=None,
+                evaluated_on="2022-01-0" + str(i % 9 + 1),
+                external_id=f"run-{i}",
+            )
             for i, value in enumerate(values)
         ],
     )

@@ -218,8 +218,7 @@ class PaperCreate(forms.Form):
     def clean_authors(self):
         authors = self.cleaned_data.get("authors") or []
         if not isinstance(authors, list) or not all(
-            isinstance(a, str) and a.strip() and len(a) <= 500 and "\x00" not in a
-            for a in authors
+            isinstance(a, str) and a.strip() and len(a) <= 500 and "\x00" not in a for a in authors
         ):
             raise forms.ValidationError("must be a list of names")
         if len(authors) > 500:

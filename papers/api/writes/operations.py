@@ -9,11 +9,9 @@ each one's refresh ranks every row the other committed.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from django.db.models import Max
 from django.http import Http404
@@ -21,20 +19,15 @@ from django.utils.text import slugify
 
 from papers.api import shapes
 from papers.contributions.revisions import Actor, delete, record, snapshot
-from papers.identifiers import arxiv_slug, metric_ids, parse_arxiv, split_evaluation_id
+from papers.identifiers import metric_ids, parse_arxiv, split_evaluation_id
 from papers.models import (
-    Author,
-    CodeLink,
     Dataset,
     Leaderboard,
     LeaderboardMetric,
     LeaderboardRow,
     MetricRanking,
     Paper,
-    PaperAuthor,
     Record,
-    Repository,
-    Revision,
     Task,
     TaskEdge,
 )
@@ -428,249 +421,3 @@ def evaluation_result_delete(data: dict, target: dict, actor: Actor) -> Outcome:
     paper = row.paper_id
     delete(row, actor)
     return Outcome(204, None, papers={paper}, boards={board.pk})
-
-
-# --- evaluation_synchronize: a whole board in one call ------------------------------------
-
-
-def sync_key(result: dict) -> str:
-    """A synchronized row's stable key: from its external id when given, else from what
-    it is (methodology, paper, date), so that the same call twice writes nothing new."""
-    if result.get("external_id"):
-        basis = "id:" + result["external_id"]
-    else:
-        basis = "|".join(
-            str(result.get(k) or "") for k in ("methodology", "paper", "evaluated_on")
-        )
-    return "sync-" + hashlib.sha1(basis.encode()).hexdigest()[:24]
-
-
-_ROW_FIELDS = ["metrics", "model_name", "uses_additional_data", "paper_date",
-               "external_source_url", "paper", "paper_title", "paper_url"]  # fmt: skip
-
-
-def evaluation_synchronize(data: dict, target: dict, actor: Actor) -> Outcome:
-    task = task_of(data["task"], "task")
-    dataset = dataset_of(data["dataset"], "dataset")
-    board = Leaderboard.objects.filter(task=task, dataset=dataset).first()
-    if board is None:
-        evaluation_create(data, {}, actor)
-        board = Leaderboard.objects.select_related("task", "dataset").get(
-            task=task, dataset=dataset
-        )
-    lock_board(board.pk)
-    before = snapshot(board)
-    board.description = data.get("description") or board.description
-    if data.get("mirror_url"):
-        board.mirror_url = data["mirror_url"]
-    if snapshot(board) != before:
-        _contribute(board, actor)
-        board.save()
-        record(board, before, actor)
-    metrics = _sync_metrics(board, data["metrics"], actor)
-    results = _sync_results(board, data["results"], actor)
-    response = {
-        **shapes.evaluation(board),
-        "external_id": data.get("external_id") or "",
-        "metrics": metrics,
-        "results": results,
-    }
-    papers = set(board.rows.exclude(paper=None).values_list("paper_id", flat=True).distinct())
-    return Outcome(200, response, boards={board.pk}, papers=papers)
-
-
-def _sync_metrics(board: Leaderboard, given: list[dict], actor: Actor) -> list[dict]:
-    existing = {m.name: m for m in board.metrics.all()}
-    top = max((m.position for m in existing.values()), default=-1)
-    out = []
-    for item in given:
-        metric = existing.get(item["name"])
-        is_loss = item.get("is_loss")
-        if metric is None:
-            top += 1
-            metric = LeaderboardMetric.objects.create(
-                leaderboard=board,
-                name=item["name"],
-                lower_is_better=True if is_loss is None else is_loss,
-                position=top,
-            )
-            existing[metric.name] = metric
-            record(metric, {}, actor)
-        elif is_loss is not None and metric.lower_is_better != is_loss:
-            before = snapshot(metric)
-            metric.lower_is_better = is_loss
-            metric.save()
-            record(metric, before, actor)
-        out.append(
-            {"name": metric.name, "description": item.get("description") or "",
-             "is_loss": metric.is_lower_better}
-        )  # fmt: skip
-    return out
-
-
-def _sync_results(board: Leaderboard, given: list[dict], actor: Actor) -> list[dict]:
-    wanted = {sync_key(item): item for item in given}
-    existing = {
-        row.row_key: row
-        for row in LeaderboardRow.objects.filter(leaderboard=board, row_key__in=list(wanted))
-    }
-    papers = _papers_named({item["paper"] for item in wanted.values() if item.get("paper")})
-    top = board.rows.aggregate(top=Max("position"))["top"] or 0
-    created, changed, befores = [], [], {}
-    for key, item in wanted.items():
-        row = existing.get(key)
-        if row is None:
-            top += 1
-            row = LeaderboardRow(leaderboard=board, row_key=key, position=top)
-            _sync_row(row, item, papers)
-            _contribute(row, actor)
-            created.append(row)
-            continue
-        before = snapshot(row)
-        _sync_row(row, item, papers)
-        if snapshot(row) != before:
-            _contribute(row, actor)
-            befores[row.pk] = before
-            changed.append(row)
-    LeaderboardRow.objects.bulk_create(created, batch_size=500)
-    LeaderboardRow.objects.bulk_update(
-        changed, [*_ROW_FIELDS, "contributed_by", "contributed_at", "edited_in_admin",
-                  "updated_at"], batch_size=500,
-    )  # fmt: skip
-    if created or changed:
-        from papers.models import revalue_boards
-
-        revalue_boards([board.pk])
-    revisions = [record(row, {}, actor, save=False) for row in created]
-    revisions += [record(row, befores[row.pk], actor, save=False) for row in changed]
-    Revision.objects.bulk_create([r for r in revisions if r is not None], batch_size=500)
-    rows = {**existing, **{row.row_key: row for row in created}}
-    return [
-        {
-            "id": key,
-            "metrics": rows[key].metrics,
-            "methodology": rows[key].model_name,
-            "paper": item.get("paper") or None,
-            "uses_additional_data": rows[key].uses_additional_data,
-            "external_id": item.get("external_id") or "",
-            "evaluated_on": rows[key].paper_date or None,
-            "external_source_url": rows[key].external_source_url,
-        }
-        for key, item in wanted.items()
-    ]
-
-
-def _papers_named(names: set[str]) -> dict[str, Paper]:
-    """Papers by the ids or arXiv ids given (two queries); an unknown one is a 400."""
-    names = sorted(names)
-    found = {p.slug: p for p in Paper.objects.filter(slug__in=names).only("id", "slug", "title")}
-    arxiv = {parse_arxiv(n): n for n in names if n not in found and parse_arxiv(n)}
-    for paper in Paper.objects.filter(arxiv_id__in=list(arxiv)).only("id", "slug", "title",
-                                                                     "arxiv_id"):  # fmt: skip
-        found[arxiv[paper.arxiv_id]] = paper
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise Invalid("results", f"no paper with id or arXiv id {missing[0]!r}")
-    return found
-
-
-def _sync_row(row: LeaderboardRow, item: dict, papers: dict[str, Paper]) -> None:
-    from papers.metrics import json_safe_metrics
-
-    paper = papers.get(item.get("paper") or "")
-    row.metrics = json_safe_metrics(item.get("metrics") or {})
-    row.model_name = item.get("methodology") or ""
-    row.uses_additional_data = bool(item.get("uses_additional_data"))
-    row.paper_date = item.get("evaluated_on") or ""
-    row.external_source_url = item.get("external_source_url") or None
-    row.paper = paper
-    row.paper_title = paper.title if paper else ""
-    row.paper_url = f"https://paperswithcode.com/paper/{paper.slug}" if paper else ""
-
-
-# --- papers and code links ----------------------------------------------------------------
-
-
-def paper_add(data: dict, target: dict, actor: Actor) -> Outcome:
-    arxiv = parse_arxiv(data["arxiv_id"])
-    if not arxiv:
-        raise Invalid("arxiv_id", f"not an arXiv id: {data['arxiv_id']!r}")
-    existing = Paper.objects.filter(arxiv_id=arxiv).first()
-    if existing is not None:
-        raise Conflict(f"the paper {existing.slug!r} has arXiv id {arxiv}")
-    paper = Paper(
-        slug=arxiv_slug(arxiv),
-        arxiv_id=arxiv,
-        title=data.get("title") or "",
-        abstract=data.get("abstract") or "",
-        published=data.get("published") or None,
-        url_abs=data.get("url_abs") or f"https://arxiv.org/abs/{arxiv}",
-        url_pdf=data.get("url_pdf") or f"https://arxiv.org/pdf/{arxiv}",
-    )
-    _contribute(paper, actor)
-    paper.save()
-    for position, name in enumerate(data.get("authors") or []):
-        author, _ = Author.objects.get_or_create(
-            slug=Author.slug_for(name)[:255] or "author", defaults={"name": name}
-        )
-        PaperAuthor.objects.create(paper=paper, author=author, position=position, name=name)
-    record(paper, {}, actor)
-    return Outcome(201, paper, papers={paper.pk})
-
-
-def normalise_repository_url(url: str) -> str:
-    """https, lower-case host without www., no trailing slash, no .git."""
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    path = parts.path.rstrip("/").removesuffix(".git").rstrip("/")
-    return urlunsplit(("https", host, path, "", ""))
-
-
-def code_link_add(data: dict, target: dict, actor: Actor) -> Outcome:
-    paper = paper_of(target["paper_id"], None)
-    url = normalise_repository_url(data["url"])
-    if not Repository.parts_from_url(url)[1]:
-        raise Invalid("url", "names no repository (https://host/owner/name)")
-    repository = Repository.objects.filter(url__iexact=url).first()
-    if repository is None:
-        repository = Repository(url=url)
-        _contribute(repository, actor)
-        repository.save()
-    if CodeLink.objects.filter(paper=paper, repository=repository).exists():
-        raise Conflict(f"{paper.slug} already links {repository.url}")
-    top = paper.code_links.aggregate(top=Max("position"))["top"]
-    link = CodeLink(
-        paper=paper,
-        repository=repository,
-        framework=(data.get("framework") or "").lower(),
-        is_official=bool(data.get("is_official")),
-        position=0 if top is None else top + 1,
-    )
-    _contribute(link, actor)
-    link.save()
-    record(link, {}, actor)
-    shape = shapes.repository(repository, link.framework, is_official=link.is_official)
-    return Outcome(201, {**shape, **shapes.provenance(link)}, papers={paper.pk})
-
-
-OPERATIONS = {
-    "task_add": task_add,
-    "task_update": task_update,
-    "task_delete": task_delete,
-    "dataset_add": dataset_add,
-    "dataset_update": dataset_update,
-    "dataset_delete": dataset_delete,
-    "evaluation_create": evaluation_create,
-    "evaluation_update": evaluation_update,
-    "evaluation_delete": evaluation_delete,
-    "evaluation_metric_add": evaluation_metric_add,
-    "evaluation_metric_update": evaluation_metric_update,
-    "evaluation_metric_delete": evaluation_metric_delete,
-    "evaluation_result_add": evaluation_result_add,
-    "evaluation_result_update": evaluation_result_update,
-    "evaluation_result_delete": evaluation_result_delete,
-    "evaluation_synchronize": evaluation_synchronize,
-    "paper_add": paper_add,
-    "code_link_add": code_link_add,
-}
-DELETES = {name for name in OPERATIONS if name.endswith("_delete")}

@@ -32,14 +32,13 @@ from codewithpapers.sessions import api_token
 from papers.api import shapes
 from papers.api.writes.fields import FORMS, UPDATES, validate
 from papers.api.writes.operations import (
-    DELETES,
-    OPERATIONS,
     Conflict,
     Invalid,
     Outcome,
     result_shape,
     target_of,
 )
+from papers.api.writes.registry import DELETES, OPERATIONS
 from papers.contributions import limits
 from papers.contributions.revisions import Actor
 from papers.kept import after_write
@@ -209,4 +208,3 @@ def methods(read, **writes):
 
     view.writes = writes
     return view
-
