@@ -225,11 +225,12 @@ class VenueIndexForm(PaperPageForm):
 
 class BoardForm(forms.Form):
     """A leaderboard page: the metric ranking its rows (its id, the slug of its name) and
-    which rows it keeps: all, those whose paper's code has an execution report, or those
-    with a sample that ran."""
+    which rows it keeps: all, those whose paper's code has an execution report, those
+    with a sample that ran, or those as the archive gives them."""
 
     metric = _Text()
     rows = forms.ChoiceField(
-        required=False, choices=[("", "all"), ("report", "report"), ("ran", "ran")]
+        required=False,
+        choices=[("", "all"), ("report", "report"), ("ran", "ran"), ("archive", "archive")],
     )
     page = forms.IntegerField(required=False, min_value=1, max_value=100_000)

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from papers import feeds, sitemaps
-from papers.views import browse, leaderboards, pages, papers, search
+from papers.views import browse, history, leaderboards, pages, papers, search
 
 app_name = "papers"
 
@@ -14,6 +14,12 @@ urlpatterns = [
     # The page of a paper whose slug itself ends in ".json" (Paper.get_absolute_url).
     re_path(r"^paper/(?P<slug>[^/]+\.json)/$", papers.paper_detail, name="paper-dot-json"),
     path("paper/<str:slug>/samples", papers.paper_samples, name="paper-samples"),
+    # /paper/<slug>/history, /sota/<slug>/history, /task/…, /dataset/…, /method/…
+    re_path(
+        r"^(?P<kind>paper|sota|task|dataset|method)/(?P<slug>[^/]+)/history$",
+        history.record_history,
+        name="history",
+    ),
     path("paper/<str:slug>", papers.paper_detail, name="paper"),
     path("samples", papers.samples, name="samples"),
     path("author/<str:slug>", papers.author_detail, name="author"),

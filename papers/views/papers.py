@@ -57,11 +57,12 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect(moved, permanent=True)
     paper = get_object_or_404(
         Paper.objects.visible()
+        .select_related("contributed_by")
         .with_authors()
         .prefetch_related(
             Prefetch(
                 "code_links",
-                CodeLink.objects.select_related("repository").order_by(
+                CodeLink.objects.select_related("repository", "contributed_by").order_by(
                     "-is_official", "position", "id"
                 ),
             ),

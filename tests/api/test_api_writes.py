@@ -351,3 +351,42 @@ def test_a_bad_record_is_named_and_a_contributor_cannot_push_records(db):
     assert response.status_code == 400 and response.json()["errors"]
     refused = _client("contributor").post("/api/v1/records/", {}, content_type="application/json")
     assert refused.status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_clients_adding_results_to_one_board_both_land_ranked(make_paper):
+    import threading
+
+    from django.db import connection
+
+    make_paper()
+    user = get_user_model().objects.create_user("racer")
+    _, key = issue(user, "trusted")
+    values = ["95.0%", "97.0%"]
+    answers: list = []
+    start = threading.Barrier(2)
+
+    def add(value: str) -> None:
+        try:
+            start.wait()
+            client = Client(headers={"Authorization": f"Token {key}"})
+            answers.append(
+                client.post(
+                    f"{BOARD}/results/",
+                    {"metrics": {"Top-1 Accuracy": value}, "methodology": value},
+                    content_type="application/json",
+                ).status_code
+            )
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=add, args=(v,)) for v in values]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [201, 201]
+    board = Leaderboard.objects.get(task__slug="task-1", dataset__slug="dataset-1")
+    rows = {r.pk: r.model_name for r in board.rows.all()}
+    ranking = MetricRanking.objects.get(metric__leaderboard=board, metric__position=0).ranks
+    assert [rows[pk] for pk, _ in ranking] == ["97.0%", "95.0%", "Model 1"]
