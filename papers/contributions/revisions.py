@@ -178,8 +178,32 @@ class CannotRevert(Exception):
 @transaction.atomic
 def revert(revision: Revision, actor: Actor) -> tuple[Revision, models.Model | None]:
     """Undo `revision`: an add is deleted, a deletion restored row for row, a change's
-    fields set back to what they were. The revert is itself a revision; returns it and
-    the record (None when the revert deleted it)."""
+    fields set back to what they were. The revert is itself a revision; what the record
+    feeds is refreshed (papers.kept.after_write). Returns the revert and the record
+    (None when the revert deleted it)."""
+    result = _revert(revision, actor)
+    _refresh(revision)
+    return result
+
+
+def _refresh(revision: Revision) -> None:
+    from papers.kept import after_write
+    from papers.models import Leaderboard, Paper
+
+    papers, boards = set(), set()
+    for kind, pk in (
+        (revision.content_type, revision.object_id),
+        (revision.parent_type, revision.parent_id),
+    ):
+        model = kind.model_class() if kind else None
+        if model is Leaderboard:
+            boards.add(pk)
+        elif model is Paper:
+            papers.add(pk)
+    after_write(papers=papers, boards=boards)
+
+
+def _revert(revision: Revision, actor: Actor) -> tuple[Revision, models.Model | None]:
     if revision.action == Action.IMPORT or revision.content_type is None:
         raise CannotRevert("an import run is not reverted record by record: import again")
     model = model_of(revision)
