@@ -65,7 +65,7 @@ def engine_main(adds: int, seed: int) -> None:
         username="bench-writer", defaults={"is_staff": True}
     )
     _, key = issue(user, "staff", "bench")
-    client = Client(headers={"Authorization": f"Token {key}"})
+    client = Client(SERVER_NAME="127.0.0.1", headers={"Authorization": f"Token {key}"})
     board = (
         Leaderboard.objects.annotate(n=Count("rows"))
         .select_related("task", "dataset")

@@ -86,7 +86,12 @@ KEYS = {
 # paper: the export writes every paper to the papers file, so a paper that a links row
 # created comes back as a papers-file row. `Task.content_key` digests the layout of the
 # file that gave the task (its boards as listed there), which an export rewrites.
-SKIP = {"id", "created_at", "updated_at", "edited_at", "source_rank", "content_key"}
+# Not archive data: bookkeeping, and who contributed a record through the API (an export
+# does not carry it).
+SKIP = {
+    "id", "created_at", "updated_at", "edited_at", "source_rank", "content_key",
+    "contributed_by", "contributed_at",
+}  # fmt: skip
 
 
 def archive_state() -> dict[str, list[str]]:
