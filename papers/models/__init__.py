@@ -1,4 +1,5 @@
 from papers.models.base import Record
+from papers.models.harvests import Harvest
 from papers.models.leaderboards import (
     Leaderboard,
     LeaderboardExecution,
@@ -47,6 +48,7 @@ __all__ = [
     "CodeLink",
     "Collection",
     "Dataset",
+    "Harvest",
     "Leaderboard",
     "LeaderboardExecution",
     "LeaderboardMetric",

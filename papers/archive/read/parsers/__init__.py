@@ -27,6 +27,7 @@ from papers.archive.read.parsers.shapes import (
     TaskIn,
 )
 from papers.archive.read.parsers.taxonomy import parse_dataset, parse_method
+from papers.arxiv.snapshot import parse_snapshot
 
 __all__ = [
     "PARSERS",
@@ -57,4 +58,5 @@ PARSERS = {
     "methods": parse_method,
     "datasets": parse_dataset,
     "evaluation-tables": parse_evaluation,
+    "arxiv": parse_snapshot,  # arXiv's metadata snapshot (papers.arxiv)
 }
