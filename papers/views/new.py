@@ -58,7 +58,7 @@ def _form(request: HttpRequest, form_class):
     return form.cleaned_data, None
 
 
-@reads()
+@reads(NewPapersForm)
 @require_safe
 def latest(request: HttpRequest) -> HttpResponse:
     data, error = _form(request, NewPapersForm)
@@ -78,11 +78,11 @@ def latest(request: HttpRequest) -> HttpResponse:
             "papers": page.items,
             "category": data["category"],
             "has_code": data["has_code"],
-        },  # fmt: skip
+        },
     )
 
 
-@reads()
+@reads(GreatestForm)
 @require_safe
 def greatest(request: HttpRequest) -> HttpResponse:
     data, error = _form(request, GreatestForm)
@@ -106,7 +106,7 @@ def greatest(request: HttpRequest) -> HttpResponse:
             "category": data["category"],
             "period": period,
             "periods": list(PERIODS),
-        },  # fmt: skip
+        },
     )
 
 
