@@ -11,15 +11,14 @@ from __future__ import annotations
 import re
 
 CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org")
-# A URL-ish run: scheme optional (abstracts write "github.com/owner/repo"), ended by
-# white space or a character no URL here holds (LaTeX's \url{…} braces, quotes, angle
-# brackets).
-_CANDIDATE = re.compile(
-    r"(?:https?://)?(?:www\.)?"
-    r"((?:[a-z0-9-]+\.)*(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
-    r"codeberg\.org|github\.io))(/[^\s<>\"'{}|\\^`\[\]]*)?",
-    re.IGNORECASE,
+# Where a host's name occurs (in the lowercased text); the URL around it is the run of
+# characters no URL here holds (white space, LaTeX's \\url{…} braces, quotes, angle
+# brackets) on either side. A literal pattern: most texts name no host, and finding that
+# out is one fast scan.
+_HOSTS = re.compile(
+    r"github\.com|github\.io|gitlab\.com|bitbucket\.org|huggingface\.co|codeberg\.org"
 )
+_STOP = frozenset(" \t\n\r<>\"'{}|\\^`[]()")
 _TRAILING = ".,;:!?)]}'\"*"
 # Path segments that end a repository's part of a URL (GitLab writes "/-/" before them).
 _CUT = {"-", "tree", "blob", "raw", "issues", "pulls", "pull", "wiki", "releases", "commit",
@@ -39,10 +38,22 @@ def find(*texts: str) -> tuple[list[str], list[str]]:
     for text in texts:
         if not text:
             continue
-        for match in _CANDIDATE.finditer(text):
-            host = match.group(1).lower()
-            path = (match.group(2) or "").rstrip(_TRAILING)
-            kind, url = classify(host, path)
+        low = text.lower()
+        end = 0
+        for match in _HOSTS.finditer(low):
+            if match.start() < end:
+                continue  # inside the URL just read
+            start = match.start()
+            while start > 0 and low[start - 1] not in _STOP:
+                start -= 1
+            end = match.end()
+            while end < len(low) and low[end] not in _STOP:
+                end += 1
+            token = text[start:end]
+            rest = token.split("://", 1)[1] if "://" in token[:8] else token
+            host, _, path = rest.partition("/")
+            host = host.lower().removeprefix("www.")
+            kind, url = classify(host, "/" + path.rstrip(_TRAILING))
             target = code if kind == "code" else projects if kind == "project" else None
             if target is not None and url not in target:
                 target.append(url)

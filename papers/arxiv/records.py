@@ -34,6 +34,13 @@ from papers.archive.read.parsers.shapes import RANK_DUMP, LinkIn, PaperIn, Recor
 from papers.arxiv import code
 from papers.identifiers import ARXIV_NEW, ARXIV_OLD
 
+_RFC_DATE = re.compile(r"^[A-Z][a-z]{2}, (\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) ")
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
 _VERSIONED = re.compile(r"^(?:arXiv:)?(?P<id>.+?)(?P<v>v\d+)?$")
 
 
@@ -74,6 +81,13 @@ def rfc_date(value: str | None, field_name: str) -> dt.date | None:
     text = value.strip()
     if text[:4].isdigit():
         return n.date(text, field_name)
+    if match := _RFC_DATE.match(text):  # the usual shape, read without email.utils
+        day, month, year = match.groups()
+        if month in _MONTHS:
+            try:
+                return dt.date(int(year), _MONTHS[month], int(day))
+            except ValueError:
+                raise RecordError(field_name, f"not a date: {value!r}") from None
     try:
         return email.utils.parsedate_to_datetime(text).date()
     except (TypeError, ValueError):

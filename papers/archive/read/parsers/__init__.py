@@ -27,7 +27,6 @@ from papers.archive.read.parsers.shapes import (
     TaskIn,
 )
 from papers.archive.read.parsers.taxonomy import parse_dataset, parse_method
-from papers.arxiv.snapshot import parse_snapshot
 
 __all__ = [
     "PARSERS",
@@ -50,6 +49,15 @@ __all__ = [
     "parse_paper",
     "parse_record",
 ]
+
+
+def parse_snapshot(raw):
+    """A line of arXiv's metadata snapshot (papers.arxiv.snapshot, which reads these
+    shapes: imported when first used)."""
+    from papers.arxiv.snapshot import parse_snapshot
+
+    return parse_snapshot(raw)
+
 
 PARSERS = {
     "records": parse_record,
