@@ -216,8 +216,8 @@ def main() -> None:
     naive_dir = scratch / "naive"
     naive_dir.mkdir(exist_ok=True)
     naive_env = database_env(naive_dir)
-    step("naive: ORM per record (empty database)", args.naive,
-         [PYTHON, "bench/arxiv.py", "--naive-run", str(snapshot), str(args.naive)], naive_env)  # fmt: skip
+    naive_run = [PYTHON, "bench/arxiv.py", "--naive-run", str(snapshot), str(args.naive)]
+    step("naive: ORM per record (empty database)", args.naive, naive_run, naive_env)
 
     port_file = scratch / "oai.port"
     port_file.unlink(missing_ok=True)
