@@ -95,7 +95,7 @@ class CategoryPapersFeed(LatestPapersFeed):
     """/latest/<category>.atom: the newest papers arXiv lists in a category."""
 
     def get_object(self, request, category: str) -> str:
-        from papers.views.new import CATEGORY
+        from papers.forms import CATEGORY
 
         if not CATEGORY.match(category):
             raise Http404("Not an arXiv category")

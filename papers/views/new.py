@@ -9,7 +9,6 @@ period's papers ranked by their code links is what it knows.
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from django import forms
 from django.http import Http404, HttpRequest, HttpResponse
@@ -17,25 +16,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
 from codewithpapers.middleware import reads
-from papers.forms import PaperPageForm
+from papers.forms import CategoryField, PaperPageForm
 from papers.models import NEWEST_FIRST, Paper
 from papers.paging import page_of
 from papers.views.common import bad_request, describe_errors
 
-# An arXiv category: "cs.CV", "stat.ML", "hep-th", "math.AG", "physics.comp-ph".
-CATEGORY = re.compile(r"^[a-z][a-z-]{0,15}(\.[A-Za-z][A-Za-z-]{0,15})?$")
 PERIODS = {"week": 7, "month": 31, "year": 366, "all": None}
-
-
-class CategoryField(forms.CharField):
-    def __init__(self, **kwargs):
-        super().__init__(required=False, max_length=32, strip=True, **kwargs)
-
-    def clean(self, value):
-        value = super().clean(value)
-        if value and not CATEGORY.match(value):
-            raise forms.ValidationError("not an arXiv category (such as cs.CV or hep-th)")
-        return value
 
 
 class NewPapersForm(PaperPageForm):

@@ -128,3 +128,9 @@ def test_healthz_reports_the_last_harvest_and_stays_200(client):
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json()["harvest"]["outcome"] == "failed"
+
+
+def test_search_filters_by_arxiv_category(client, arxiv_papers):
+    page = client.get("/search?category=cs.CV").content.decode()
+    assert "Seeing things" in page and "Learning things" not in page
+    assert client.get("/search?category=no%20such").status_code == 400
