@@ -131,4 +131,5 @@ def _arxiv_raw(node: Element) -> Entry:
         doi=_text(node, f"{ns}doi"),
         report_no=_text(node, f"{ns}report-no"),
         licence=_text(node, f"{ns}license"),
+        submitter=_text(node, f"{ns}submitter"),
     )

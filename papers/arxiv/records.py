@@ -60,6 +60,7 @@ class Entry:
     doi: str = ""
     report_no: str = ""
     licence: str = ""
+    submitter: str = ""
 
 
 def split_id(raw: str) -> tuple[str, str]:
@@ -127,6 +128,7 @@ def to_record(entry: Entry) -> RecordIn:
         "doi": n.one_line(entry.doi, "doi", max_length=500),
         "report_no": n.one_line(entry.report_no, "report-no", max_length=500),
         "licence": n.one_line(entry.licence, "license", max_length=500),
+        "submitter": n.one_line(entry.submitter, "submitter", max_length=500),
         "project_links": projects,
     }
     metadata = {k: v for k, v in metadata.items() if v not in ("", None, [])}

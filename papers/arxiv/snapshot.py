@@ -56,6 +56,7 @@ def parse_snapshot(raw: Any) -> RecordIn:
             doi=_text(raw, "doi"),
             report_no=_text(raw, "report-no"),
             licence=_text(raw, "license"),
+            submitter=_text(raw, "submitter"),
         )
     )
 

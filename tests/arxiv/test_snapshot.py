@@ -86,3 +86,17 @@ def test_bad_snapshot_line_is_rejected_naming_line_and_field(tmp_path):
     assert status == 1
     assert "record 2 (line 2): field versions[0]: not a date" in err
     assert Paper.objects.filter(arxiv_id="2301.00002").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fidelity_report_reads_the_snapshot_and_finds_nothing_lost_or_dropped():
+    from django.core.management import call_command
+
+    path = realdata(SNAPSHOT)
+    assert run_import(path)[0] == 0
+    import io
+
+    out = io.StringIO()
+    call_command("fidelity_report", str(path), stdout=out)
+    assert "lost: 0" in out.getvalue()
+    assert "dropped fields: none" in out.getvalue()

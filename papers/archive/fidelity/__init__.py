@@ -109,6 +109,7 @@ def reports(paths: list[Path | str], kind: str | None = None) -> list[FileReport
         check = {
             "papers": records.papers,
             "records": records.papers,
+            "arxiv": records.papers,
             "links": records.links,
             "methods": records.methods,
             "datasets": records.datasets,
