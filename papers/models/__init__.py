@@ -40,8 +40,12 @@ from papers.models.venues import Venue
 # of each board, the venues): neither staff's nor an archive's data (no admin, no natural
 # keys, never exported).
 KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
+# The arXiv harvests' journal (papers.arxiv.harvest): the site's operations, not data
+# (no admin, no natural keys, never exported).
+JOURNALS = (Harvest,)
 
 __all__ = [
+    "JOURNALS",
     "KEPT_FACTS",
     "NEWEST_FIRST",
     "Author",

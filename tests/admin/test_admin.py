@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from papers.admin.base import RecordAdmin
 from papers.models import (
+    JOURNALS,
     KEPT_FACTS,
     Author,
     CodeLink,
@@ -28,7 +29,9 @@ from papers.models import (
     Sample,
 )
 
-MODELS = [m for m in apps.get_app_config("papers").get_models() if m not in KEPT_FACTS]
+MODELS = [
+    m for m in apps.get_app_config("papers").get_models() if m not in (*KEPT_FACTS, *JOURNALS)
+]
 MODEL_IDS = [model.__name__ for model in MODELS]
 
 
