@@ -103,6 +103,25 @@ def split_authors(text: str) -> list[str]:
     return [" ".join(p.split()) for p in parts if p.strip()]
 
 
+def _metadata(entry: Entry, latest: str, comments: str, projects: list[str]) -> dict:
+    """What arXiv says beyond the columns (Paper.arxiv_metadata), without empty values."""
+    metadata = {
+        "version": latest,
+        "versions": [
+            {"version": v, "date": d.isoformat() if d else None} for v, d in entry.versions
+        ],
+        "updated": entry.updated.isoformat() if entry.updated else None,
+        "comments": comments,
+        "journal_ref": n.one_line(entry.journal_ref, "journal-ref", max_length=1000),
+        "doi": n.one_line(entry.doi, "doi", max_length=500),
+        "report_no": n.one_line(entry.report_no, "report-no", max_length=500),
+        "licence": n.one_line(entry.licence, "license", max_length=500),
+        "submitter": n.one_line(entry.submitter, "submitter", max_length=500),
+        "project_links": projects,
+    }
+    return {k: v for k, v in metadata.items() if v not in ("", None, [])}
+
+
 def to_record(entry: Entry) -> RecordIn:
     arxiv, given_version = split_id(entry.arxiv_id)
     title = n.one_line(entry.title, "title")
@@ -119,19 +138,7 @@ def to_record(entry: Entry) -> RecordIn:
     comments = n.one_line(entry.comments, "comments", max_length=5000)
     abstract = " ".join(n.text(entry.abstract, "abstract").split())
     found_code, projects = code.find(abstract, comments)
-    metadata = {
-        "version": latest,
-        "versions": [{"version": v, "date": d.isoformat() if d else None} for v, d in versions],
-        "updated": entry.updated.isoformat() if entry.updated else None,
-        "comments": comments,
-        "journal_ref": n.one_line(entry.journal_ref, "journal-ref", max_length=1000),
-        "doi": n.one_line(entry.doi, "doi", max_length=500),
-        "report_no": n.one_line(entry.report_no, "report-no", max_length=500),
-        "licence": n.one_line(entry.licence, "license", max_length=500),
-        "submitter": n.one_line(entry.submitter, "submitter", max_length=500),
-        "project_links": projects,
-    }
-    metadata = {k: v for k, v in metadata.items() if v not in ("", None, [])}
+    metadata = _metadata(entry, latest, comments, projects)
     primary = categories[0][:32] if categories else ""
     paper = PaperIn(
         slug=n.arxiv_slug(arxiv),

@@ -51,14 +51,6 @@ __all__ = [
 ]
 
 
-def parse_snapshot(raw):
-    """A line of arXiv's metadata snapshot (papers.arxiv.snapshot, which reads these
-    shapes: imported when first used)."""
-    from papers.arxiv.snapshot import parse_snapshot
-
-    return parse_snapshot(raw)
-
-
 PARSERS = {
     "records": parse_record,
     "papers": parse_paper,
@@ -66,5 +58,4 @@ PARSERS = {
     "methods": parse_method,
     "datasets": parse_dataset,
     "evaluation-tables": parse_evaluation,
-    "arxiv": parse_snapshot,  # arXiv's metadata snapshot (papers.arxiv)
 }
