@@ -92,6 +92,8 @@ def filter_papers(papers: QuerySet[Paper], filters: dict) -> QuerySet[Paper]:
             papers = papers.filter(held)
         else:
             papers = papers.filter(Exists(rows.filter(paper=OuterRef("pk"))))
+    if category := filters.get("category"):
+        papers = papers.in_category(category)
     if year := filters.get("year_from"):
         papers = papers.filter(published__gte=dt.date(year, 1, 1))
     if year := filters.get("year_to"):

@@ -260,7 +260,16 @@ class PaperAdmin(KeptAdmin, RecordAdmin):
         ),
         (
             "Kept as given",
-            {"classes": ("collapse",), "fields": ("arxiv_metadata", "extracted_results", "extra")},
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    "arxiv_primary_category",
+                    "arxiv_categories",
+                    "arxiv_metadata",
+                    "extracted_results",
+                    "extra",
+                ),
+            },
         ),
         (
             "Edits",

@@ -40,6 +40,7 @@ LOADERS = {
     "methods": "methods",
     "datasets": "datasets",
     "evaluation-tables": "evaluations",
+    "arxiv": "records",  # a paper and the code links found in it
 }
 
 # The model a rejected record of each kind is counted under in the summary.
@@ -50,6 +51,7 @@ KIND_MODEL = {
     "methods": "Method",
     "datasets": "Dataset",
     "evaluation-tables": "Task",
+    "arxiv": "Paper",
 }
 # Evaluation-table records are whole task trees; batch fewer of them.
 BATCH_DIVISOR = {"evaluation-tables": 50, "records": 4}
@@ -118,6 +120,7 @@ class FileResult:
 # content cannot: one of no records. The longest first ("papers-with-abstracts" before
 # "papers").
 NAMED_KINDS = {
+    "arxiv-metadata-oai-snapshot": "arxiv",
     "links-between-papers-and-code": "links",
     "papers-with-abstracts": "papers",
     "evaluation-tables": "evaluation-tables",

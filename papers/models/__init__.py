@@ -1,5 +1,6 @@
 from papers.models.base import ARCHIVE_SNAPSHOT, Record
 from papers.models.contributions import ApiToken, Level, Proposal, Revision
+from papers.models.harvests import Harvest
 from papers.models.leaderboards import (
     Leaderboard,
     LeaderboardExecution,
@@ -43,10 +44,14 @@ KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
 # Who may write and what they wrote (papers.contributions): not archive data either (never
 # exported, nor compared between imports).
 CONTRIBUTIONS = (ApiToken, Revision, Proposal)
+# The arXiv harvests' journal (papers.arxiv.harvest): the site's operations, not data
+# (no admin, no natural keys, never exported).
+JOURNALS = (Harvest,)
 
 __all__ = [
     "ARCHIVE_SNAPSHOT",
     "CONTRIBUTIONS",
+    "JOURNALS",
     "KEPT_FACTS",
     "NEWEST_FIRST",
     "ApiToken",
@@ -54,6 +59,7 @@ __all__ = [
     "CodeLink",
     "Collection",
     "Dataset",
+    "Harvest",
     "Leaderboard",
     "LeaderboardExecution",
     "LeaderboardMetric",

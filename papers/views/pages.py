@@ -39,6 +39,14 @@ def _archive_counts() -> dict:
     }
 
 
+NEW_WITH_CODE = 10
+
+
+def new_with_code() -> list[Paper]:
+    """The home page's newest papers with code (templates/papers/_new_with_code.html)."""
+    return list(Paper.objects.latest().with_code().with_authors()[:NEW_WITH_CODE])
+
+
 @reads()
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
@@ -49,6 +57,7 @@ def home(request: HttpRequest) -> HttpResponse:
             **by_version("home-counts", _archive_counts),
             "status_claim": STATUS_CLAIM,
             "latest": _paper_list(Paper.objects.latest()),
+            "new_with_code": new_with_code(),
         },
     )
 

@@ -33,6 +33,7 @@ FILTERS = (
     "dataset",
     "year_from",
     "year_to",
+    "category",
     "sort",
 )
 # The filters that name a task, a method or a dataset, with their labels.

@@ -18,6 +18,7 @@ from django.urls import reverse
 from papers.admin.base import RecordAdmin
 from papers.models import (
     CONTRIBUTIONS,
+    JOURNALS,
     KEPT_FACTS,
     Author,
     CodeLink,
@@ -33,7 +34,7 @@ from papers.models import (
 MODELS = [
     m
     for m in apps.get_app_config("papers").get_models()
-    if m not in KEPT_FACTS and m not in CONTRIBUTIONS
+    if m not in (*KEPT_FACTS, *CONTRIBUTIONS, *JOURNALS)
 ]
 MODEL_IDS = [model.__name__ for model in MODELS]
 
