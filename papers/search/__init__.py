@@ -186,14 +186,20 @@ def _one_page(
 
 
 def ranked_page(
-    text: str, base: QuerySet, *, offset: int, limit: int, candidates: int = CANDIDATES
+    text: str | ParsedQuery,
+    base: QuerySet,
+    *,
+    offset: int,
+    limit: int,
+    candidates: int = CANDIDATES,
 ) -> tuple[list[int], int]:
     """For clients that page through results (the API): one page of `base` matching `text`
     in relevance order, and how many matches the ranking covers (at most `candidates`,
     past which pages are empty), from one query (two for a page past the end). The text
-    is read as finished words: the last is not matched as a prefix. Empty text is an
+    is read as finished words: the last is not matched as a prefix; or it is already
+    parsed (field filters joined to it: query.ParsedQuery.joined). Empty text is an
     error: the caller lists papers in its own order instead."""
-    parsed = parse(text, typing=False)
+    parsed = text if isinstance(text, ParsedQuery) else parse(text, typing=False)
     if parsed.empty:
         raise ValueError("no words to search for")
     engine = backend_for(parsed, base)

@@ -119,7 +119,8 @@ class SQLiteBackend(Backend):
         # is learn*), as on PostgreSQL; an added OR of the exact word would only make
         # bm25() read that word's postings once more.
         quoted = '"' + " ".join(term.words) + '"'
-        return f"{quoted}*" if term.prefix else quoted
+        matched = f"{quoted}*" if term.prefix else quoted
+        return f"{{{term.field}}} : {matched}" if term.field else matched
 
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
         # SQLite flattens the filtered subquery into a join driven by the FTS index.
