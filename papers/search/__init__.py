@@ -106,6 +106,25 @@ def search(
     paper ids `base` is already restricted to (papers.querysets.paper_id_sets), which
     the engine may check a match against early."""
     parsed = parse(text)
+    page = _search(parsed, base, sort, offset, limit, facets, narrowed_by)
+    if not page.total and (relaxed := parsed.relaxed()) is not None:
+        # A long query no paper matches whole (a pasted title with a word wrong): the
+        # papers that match every word but one, ranked (each alone is as selective as
+        # the query nearly is, so the matches stay few).
+        page = _search(relaxed, base, sort, offset, limit, facets, narrowed_by)
+    return page
+
+
+def _search(
+    parsed: ParsedQuery,
+    base: QuerySet,
+    sort: str,
+    offset: int,
+    limit: int,
+    facets: bool,
+    narrowed_by: Sequence[QuerySet],
+) -> SearchPage:
+    """search() for one reading of the text."""
     if base.query.is_empty():  # a filter no paper passes (querysets.narrowed_papers)
         return SearchPage(
             ids=[], total=0, capped=False, parsed=None if parsed.empty else parsed,

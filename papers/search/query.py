@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 MAX_QUERY_CHARS = 500  # longer input is cut, not rejected
 MAX_TERMS = 12
 FIELDS = ("title", "abstract")  # fields a term may be kept to
+RELAXED_FROM = 4  # groups (words, phrases) from which a query that matches nothing is relaxed
 _TOKEN = re.compile(r'-?"[^"]*"?|\S+')
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters and digits only
 # Dropped from bare words so that both engines agree (PostgreSQL's English
@@ -48,6 +49,8 @@ class ParsedQuery:
     groups: list[list[Term]] = dataclasses.field(default_factory=list)  # AND of ORs
     excluded: list[Term] = dataclasses.field(default_factory=list)
     truncated: bool = False
+    # All groups but this many may fail to match (relaxed()); 0: every group must.
+    spare: int = 0
 
     @property
     def empty(self) -> bool:
@@ -61,6 +64,21 @@ class ParsedQuery:
         """The same query with the typed last word read as a finished word."""
         groups = [[replace(term, prefix=False) for term in group] for group in self.groups]
         return replace(self, groups=groups)
+
+    def relaxed(self) -> ParsedQuery | None:
+        """The same query matching every group but one, for a long query that matches
+        nothing (a pasted title with one word wrong or missing); None for a query of
+        fewer than RELAXED_FROM groups, which is searched as typed only."""
+        if self.spare or len(self.groups) < RELAXED_FROM:
+            return None
+        return replace(self, spare=1)
+
+    def all_but(self) -> list[list[list[Term]]]:
+        """The conjunctions of groups the query is the union of: itself, or (relaxed)
+        each way of leaving out `spare` = 1 of its groups."""
+        if not self.spare:
+            return [self.groups]
+        return [self.groups[:i] + self.groups[i + 1 :] for i in range(len(self.groups))]
 
     def joined(self, other: ParsedQuery) -> ParsedQuery:
         """Both queries' conditions: every group of each, the exclusions of both."""

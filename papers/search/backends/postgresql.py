@@ -89,8 +89,11 @@ class PostgresBackend(Backend):
             params.append(text)
             return f"{'phraseto_tsquery' if t.is_phrase else 'plainto_tsquery'}('cwp_english', %s)"
 
-        positive = " && ".join(
-            "(" + " || ".join(term(t) for t in group) + ")" for group in self.parsed.groups
+        positive = " || ".join(
+            "("
+            + " && ".join("(" + " || ".join(term(t) for t in group) + ")" for group in part)
+            + ")"
+            for part in self.parsed.all_but()
         )
         negative = "".join(f" && !!{term(t)}" for t in self.parsed.excluded)
         return f"({positive}{negative})", params

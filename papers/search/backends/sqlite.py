@@ -104,8 +104,11 @@ class SQLiteBackend(Backend):
     def match(self, *, title: bool = False) -> str:
         """The FTS5 expression; `title`: the positive words must all be in the title (the
         excluded words stay excluded from every column)."""
-        positive = " AND ".join(
-            "(" + " OR ".join(self._term(t) for t in group) + ")" for group in self.parsed.groups
+        positive = " OR ".join(
+            "("
+            + " AND ".join("(" + " OR ".join(self._term(t) for t in group) + ")" for group in part)
+            + ")"
+            for part in self.parsed.all_but()
         )
         negative = "".join(f" NOT {self._term(t)}" for t in self.parsed.excluded)
         if title:
