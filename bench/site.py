@@ -477,7 +477,8 @@ def engine_main(
         times = timed_cpu(get, urls, backend)
         p50, p95 = percentiles(times.wall)
         cpu50, cpu95 = percentiles(times.cpu)
-        matches = searches.get(name) or (matches_of(urls[0]) if urls[0].startswith("/search?") else "")
+        searched = urls[0].startswith("/search?")
+        matches = searches.get(name) or (matches_of(urls[0]) if searched else "")
         results.append(
             {
                 "kind": kind,
