@@ -62,9 +62,30 @@ class SearchQuery(PageForm):
 
 
 class PaperQuery(SearchQuery):
+    """`title` and `abstract` are searched as `q` is (words, stemmed, through the
+    full-text index), each kept to its field."""
+
     arxiv_id = Text()
     title = Text()
     abstract = Text()
+
+    def _field_words(self, name: str) -> fulltext.ParsedQuery | None:
+        value = self.cleaned_data.get(name) or ""
+        if not value.strip():
+            return None
+        parsed = fulltext.parse(value, typing=False, field=name)
+        if parsed.empty:
+            raise forms.ValidationError(
+                f"no words to search for in {value[:80]!r} (common words such as "
+                "'the' and 'of' are not searched alone)"
+            )
+        return parsed
+
+    def clean_title(self) -> fulltext.ParsedQuery | None:
+        return self._field_words("title")
+
+    def clean_abstract(self) -> fulltext.ParsedQuery | None:
+        return self._field_words("abstract")
 
     def clean_arxiv_id(self) -> str:
         value = self.cleaned_data.get("arxiv_id") or ""
@@ -93,7 +114,9 @@ def has_words(q: str) -> bool:
 SEARCH_WINDOW = 1000
 
 
-def searched_papers(q: str, base: QuerySet[Paper], page: Window) -> tuple[int, list[Paper]]:
+def searched_papers(
+    q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
+) -> tuple[int, list[Paper]]:
     """Papers matching `q` in relevance order, scored as the site's search scores them,
     over the first SEARCH_WINDOW matches; the count says how many of those a client can
     page through."""
@@ -104,10 +127,13 @@ def searched_papers(q: str, base: QuerySet[Paper], page: Window) -> tuple[int, l
     return count, [by_id[pk] for pk in ids if pk in by_id]
 
 
-def paper_list_page(request: HttpRequest, q: str, base: QuerySet[Paper], page: Window) -> dict:
-    if not has_words(q):
+def paper_list_page(
+    request: HttpRequest, q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
+) -> dict:
+    parsed = q if isinstance(q, fulltext.ParsedQuery) else fulltext.parse(q, typing=False)
+    if parsed.empty:
         return paper_page(request, base, page)
-    count, papers = searched_papers(q, base, page)
+    count, papers = searched_papers(parsed, base, page)
     return page_of(request, page, count, paper_rows(papers))
 
 
@@ -156,11 +182,13 @@ def paper_list(request: HttpRequest) -> Payload:
     papers = Paper.objects.visible()
     if params["arxiv_id"]:
         papers = papers.filter(arxiv_id=params["arxiv_id"])
-    if params["title"]:
-        papers = papers.filter(title__icontains=params["title"])
-    if params["abstract"]:
-        papers = papers.filter(abstract__icontains=params["abstract"])
-    return Payload(paper_list_page(request, params["q"], papers, requested_page(params)))
+    # The title and abstract filters are searches kept to their field, joined to `q`:
+    # the full-text index answers them, ranked as `q` is.
+    parsed = fulltext.parse(params["q"], typing=False)
+    for kept in (params["title"], params["abstract"]):
+        if kept is not None:
+            parsed = parsed.joined(kept)
+    return Payload(paper_list_page(request, parsed, papers, requested_page(params)))
 
 
 @endpoint

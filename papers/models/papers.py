@@ -220,6 +220,14 @@ class Paper(Record):
             # author, repository and venue pages, search without words, the API, the
             # admin).
             models.Index(*NEWEST_FIRST, name="paper_newest_idx"),
+            # The visible papers whose code has a report, newest first (the search's
+            # has_report filter without words: its page and its capped count read this
+            # index alone, not every paper).
+            models.Index(
+                *NEWEST_FIRST,
+                condition=models.Q(has_report=True, hidden=False),
+                name="paper_report_newest_idx",
+            ),
             # A venue's papers, newest first (/conference/<slug>: papers.models.venues),
             # and the venues' counts.
             models.Index(models.F("proceeding"), *NEWEST_FIRST, name="paper_proceeding_idx"),

@@ -416,3 +416,35 @@ def test_script_urls_stored_in_the_archive_are_not_handed_out(client, make_paper
     # Real links are served as they are.
     Paper.objects.filter(pk=paper.pk).update(url_abs="https://arxiv.org/abs/2101.00001")
     assert client.get("/api/v1/papers/paper-1/").json()["url_abs"].startswith("https://arxiv")
+
+
+def test_title_and_abstract_filters_match_words_in_their_own_field(client, make_paper):
+    """`title` and `abstract` are searches of that field alone (words, stemmed, through
+    the full-text index), joined to `q`."""
+    in_title = make_paper(title="Sparse attention for graphs", abstract="We study convolutions.")
+    in_abstract = make_paper(
+        title="Convolutions everywhere", abstract="Sparse attention, studied."
+    )
+
+    def slugs(query: str) -> set[str]:
+        response = client.get(f"/api/v1/papers/?{query}")
+        assert response.status_code == 200, response.content
+        return {paper["id"] for paper in response.json()["results"]}
+
+    assert slugs("title=attention") == {in_title.slug}
+    assert slugs("abstract=attention") == {in_abstract.slug}
+    assert slugs("title=ATTENTIONS") == {in_title.slug}  # stemmed, any case
+    assert slugs("title=%22sparse+attention%22") == {in_title.slug}
+    assert slugs("title=%22attention+sparse%22") == set()  # a phrase keeps its order
+    assert slugs("title=attention&abstract=convolution") == {in_title.slug}
+    assert slugs("q=convolutions&abstract=attention") == {in_abstract.slug}
+    assert slugs("title=zqxjvw") == set()
+
+
+def test_a_title_filter_of_only_common_words_is_a_400_naming_it(client, make_paper):
+    make_paper(title="The art of the state")
+    response = client.get("/api/v1/papers/?title=of+the")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["parameter"] == "title"
+    assert "no words to search for" in body["error"]
