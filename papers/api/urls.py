@@ -17,6 +17,8 @@ def both(route: str, view, name: str) -> list:
 
 app_name = "api"
 urlpatterns = [
+    path("", views.root, name="root"),
+    path("schema.json", views.schema, name="schema"),
     *both("search/", views.search, "search"),
     *both("papers/", views.paper_list, "paper-list"),
     *both("papers/<str:paper_id>/", views.paper_detail, "paper"),

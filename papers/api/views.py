@@ -11,10 +11,11 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from papers import search as fulltext
-from papers.api import shapes
+from papers.api import openapi, shapes
 from papers.api.http import (
     SAFE_METHODS,
     PageForm,
@@ -38,6 +39,18 @@ from papers.api.lists import (
     ranked_results,
     repository_rows,
 )
+from papers.api.openapi import (
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    URL,
+    array,
+    declare,
+    not_served,
+    page,
+    ref,
+    register,
+)
 from papers.forms import QueryText, SampleFilterForm
 from papers.identifiers import parse_arxiv
 from papers.models import (
@@ -53,6 +66,29 @@ from papers.models import (
 )
 from papers.paging import Window
 from papers.vocabularies import STATUS_CLAIM
+
+SEARCH_RESULT = register(
+    "SearchResult",
+    {
+        "type": "object",
+        "properties": {
+            "paper": ref("Paper"),
+            "repository": {"anyOf": [ref("Repository"), {"type": "null"}]},
+            "is_official": BOOLEAN,
+        },
+        "required": ["paper", "repository", "is_official"],
+        "additionalProperties": False,
+    },
+)
+SAMPLE_PAGE = page(
+    ref("Sample"),
+    claim={**STRING, "description": "What a status says, and what it does not."},
+    summary={
+        "type": "object",
+        "additionalProperties": INTEGER,
+        "description": "Every sample by status, unfiltered.",
+    },
+)
 
 
 class SearchQuery(PageForm):
@@ -119,6 +155,11 @@ def get_paper(paper_id: str) -> Paper:
 # --- search and papers ---------------------------------------------------------------------
 
 
+@declare(
+    "Search papers, each with its best implementation",
+    response=page(SEARCH_RESULT),
+    query=SearchQuery,
+)
 @endpoint
 def search(request: HttpRequest) -> Payload:
     """Papers with their best implementation (official first), like the site's search."""
@@ -151,6 +192,7 @@ def search(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, count, results))
 
 
+@declare("Papers: search or filter", response=page(ref("Paper")), query=PaperQuery)
 @endpoint
 def paper_list(request: HttpRequest) -> Payload:
     params = parameters(request, PaperQuery)
@@ -164,6 +206,7 @@ def paper_list(request: HttpRequest) -> Payload:
     return Payload(paper_list_page(request, params["q"], papers, requested_page(params)))
 
 
+@declare("A paper", response=ref("Paper"), query=NoParameters)
 @endpoint
 def paper_detail(request: HttpRequest, paper_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -180,6 +223,11 @@ def paper_detail(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(shapes.paper(paper, names), changed)
 
 
+@declare(
+    "A paper's code: its repositories, official first",
+    response=page(ref("Repository")),
+    query=PageForm,
+)
 @endpoint
 def paper_repositories(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -193,6 +241,7 @@ def paper_repositories(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, links.count(), results))
 
 
+@declare("A paper's datasets", response=page(ref("Dataset")), query=PageForm)
 @endpoint
 def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
     """The datasets the paper uses, and those it introduces."""
@@ -207,6 +256,7 @@ def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, datasets.count(), map(shapes.dataset, rows)))
 
 
+@declare("A paper's tasks", response=page(ref("Task")), query=PageForm)
 @endpoint
 def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -216,6 +266,7 @@ def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
 
 
+@declare("A paper's methods", response=page(ref("Method")), query=PageForm)
 @endpoint
 def paper_methods(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -225,6 +276,11 @@ def paper_methods(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, methods.count(), map(method_row, rows)))
 
 
+@declare(
+    "A paper's results, each with its rank on its leaderboard",
+    response=page(ref("Result")),
+    query=PageForm,
+)
 @endpoint
 def paper_results(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -235,6 +291,7 @@ def paper_results(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, count, results))
 
 
+@declare("A paper's execution report: its samples", response=SAMPLE_PAGE, query=SampleQuery)
 @endpoint
 def paper_samples(request: HttpRequest, paper_id: str) -> Payload:
     """The paper's execution report, filtered as on the site; `summary` counts every
@@ -284,6 +341,7 @@ def get_repository(owner: str, name: str) -> Repository:
     return found
 
 
+@declare("Repositories", response=page(ref("Repository")), query=RepositoryQuery)
 @endpoint
 def repository_list(request: HttpRequest) -> Payload:
     params = parameters(request, RepositoryQuery)
@@ -306,6 +364,7 @@ def repository_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, repositories.count(), repository_rows(rows)))
 
 
+@declare("An owner's repositories", response=page(ref("Repository")), query=PageForm)
 @endpoint
 def repository_owner_list(request: HttpRequest, owner: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -317,6 +376,7 @@ def repository_owner_list(request: HttpRequest, owner: str) -> Payload:
     return Payload(page_of(request, page, count, repository_rows(rows)))
 
 
+@declare("A repository", response=ref("Repository"), query=NoParameters)
 @endpoint
 def repository_detail(request: HttpRequest, owner: str, name: str) -> Payload:
     parameters(request, NoParameters)
@@ -324,6 +384,7 @@ def repository_detail(request: HttpRequest, owner: str, name: str) -> Payload:
     return Payload(repository_rows([repository])[0], repository.updated_at)
 
 
+@declare("The papers a repository implements", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def repository_papers(request: HttpRequest, owner: str, name: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -332,6 +393,7 @@ def repository_papers(request: HttpRequest, owner: str, name: str) -> Payload:
     return Payload(paper_page(request, papers, page))
 
 
+@declare("The samples run from a repository", response=SAMPLE_PAGE, query=SampleQuery)
 @endpoint
 def repository_samples(request: HttpRequest, owner: str, name: str) -> Payload:
     """The samples run from this repository, over every paper that links it."""
@@ -366,6 +428,7 @@ class AuthorQuery(PageForm):
     full_name = Text()
 
 
+@declare("Authors", response=page(ref("Author")), query=AuthorQuery)
 @endpoint
 def author_list(request: HttpRequest) -> Payload:
     params = parameters(request, AuthorQuery)
@@ -378,6 +441,7 @@ def author_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, authors.count(), map(shapes.author, rows)))
 
 
+@declare("An author", response=ref("Author"), query=NoParameters)
 @endpoint
 def author_detail(request: HttpRequest, author_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -385,6 +449,7 @@ def author_detail(request: HttpRequest, author_id: str) -> Payload:
     return Payload(shapes.author(author), author.updated_at)
 
 
+@declare("An author's papers, newest first", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def author_papers(request: HttpRequest, author_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -428,6 +493,7 @@ def conference_proceedings(conference_id: str) -> list[str]:
     return found
 
 
+@declare("Conferences", response=page(ref("Conference")), query=ConferenceQuery)
 @endpoint
 def conference_list(request: HttpRequest) -> Payload:
     params = parameters(request, ConferenceQuery)
@@ -440,6 +506,7 @@ def conference_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, len(rows), page.slice(rows)))
 
 
+@declare("A conference", response=ref("Conference"), query=NoParameters)
 @endpoint
 def conference_detail(request: HttpRequest, conference_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -449,6 +516,7 @@ def conference_detail(request: HttpRequest, conference_id: str) -> Payload:
     return Payload(shapes.conference(name))
 
 
+@declare("A conference's proceedings", response=page(ref("Proceeding")), query=PageForm)
 @endpoint
 def proceeding_list(request: HttpRequest, conference_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -468,12 +536,14 @@ def proceeding_texts(conference_id: str, proceeding_id: str) -> list[str]:
     return texts
 
 
+@declare("A proceeding", response=ref("Proceeding"), query=NoParameters)
 @endpoint
 def proceeding_detail(request: HttpRequest, conference_id: str, proceeding_id: str) -> Payload:
     parameters(request, NoParameters)
     return Payload(shapes.proceeding(proceeding_texts(conference_id, proceeding_id)[0]))
 
 
+@declare("A proceeding's papers", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -481,9 +551,73 @@ def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: s
     return Payload(paper_page(request, Paper.objects.visible().filter(proceeding__in=texts), page))
 
 
+# --- the root and the schema -----------------------------------------------------------------
+
+ROOT = register(
+    "Root",
+    {
+        "type": "object",
+        "properties": {
+            "resources": array(
+                {
+                    "type": "object",
+                    "properties": {"name": STRING, "url": STRING, "summary": STRING},
+                    "required": ["name", "url", "summary"],
+                }
+            ),
+            "schema": URL,
+            "docs": URL,
+            "mcp": URL,
+            "licence": ref("Licence"),
+        },
+        "required": ["resources", "schema", "docs", "mcp", "licence"],
+    },
+)
+
+
+@declare("Every resource of the API with its URL", response=ROOT, query=NoParameters)
+@endpoint
+def root(request: HttpRequest) -> Payload:
+    """Each endpoint's URL (`{name}` marks an id to fill in), the OpenAPI schema, the
+    docs page, the MCP server for agents, and the data's licence."""
+    parameters(request, NoParameters)
+    site = request.build_absolute_uri("/").rstrip("/")
+    resources = [
+        {
+            "name": route.name,
+            "url": site + route.path,  # {placeholders} kept as they are
+            "summary": route.view.openapi["get"].summary,
+        }
+        for route in openapi.routes()
+        if getattr(route.view, "openapi", None) and "get" in route.view.openapi
+    ]
+    return Payload(
+        {
+            "resources": resources,
+            "schema": request.build_absolute_uri(reverse("api:schema")),
+            "docs": request.build_absolute_uri(reverse("api-docs")),
+            "mcp": request.build_absolute_uri(reverse("mcp")),
+            "licence": shapes.licence(),
+        }
+    )
+
+
+@declare(
+    "This API in OpenAPI 3.1",
+    response={"type": "object", "description": "An OpenAPI 3.1 document."},
+    query=NoParameters,
+)
+@endpoint
+def schema(request: HttpRequest) -> Payload:
+    """Generated from the views' declarations (papers.api.openapi)."""
+    parameters(request, NoParameters)
+    return Payload(openapi.schema(request.build_absolute_uri("/")))
+
+
 # --- the rest -------------------------------------------------------------------------------
 
 
+@not_served("a write of the original API; this API answers it with a 405")
 @csrf_exempt
 def read_only(request: HttpRequest, *args, **kwargs):
     """Write-only endpoints of the original API (evaluation-synchronize): a write is a
