@@ -387,7 +387,6 @@ def list_tasks(q: str = "", *, area: str = "", page: int = 1, limit: int = 50) -
     else:
         count, page_rows = tasks.count(), list(tasks[offset : offset + size])
     boards: dict[int, int] = {}
-    page_rows = rows[offset : offset + size]
     for task_id in Leaderboard.objects.filter(task_id__in=[t.id for t in page_rows]).values_list(
         "task_id", flat=True
     ):

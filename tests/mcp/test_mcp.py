@@ -67,6 +67,7 @@ async def every_tool(client: Client) -> dict[str, object]:
         ),
         "find_sota": await client.call_tool("find_sota", {"task": "Task 1"}),
         "list_tasks": await client.call_tool("list_tasks", {"area": "vision"}),
+        "list_tasks_all": await client.call_tool("list_tasks", {"limit": 2, "page": 2}),
         "get_execution_report": await client.call_tool(
             "get_execution_report", {"paper_id": "paper-1", "status": "ran_honours"}
         ),
@@ -121,6 +122,10 @@ def check(answers: dict) -> None:
     tasks = answers["list_tasks"].structured_content
     assert {t["id"] for t in tasks["results"]} == {"task-1", "task-2"}
     assert tasks["results"][0]["leaderboards"] == 2  # its board and the sub-board
+
+    every = answers["list_tasks_all"].structured_content
+    assert every["count"] == 4  # two tasks and their subtasks, by name
+    assert [t["id"] for t in every["results"]] == ["task-1", "task-2"]
 
     report = answers["get_execution_report"].structured_content
     assert report["count"] == 1
