@@ -9,6 +9,8 @@ import asyncio
 import json
 import shutil
 import sys
+import urllib.error
+import urllib.request
 
 import pytest
 from django.core.management import call_command
@@ -20,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from papers.api import shapes
 from papers.models import Task
 from papers.vocabularies import STATUS_CLAIM
-from tests.servers import ROOT, manage, production_env
+from tests.servers import ROOT, gunicorn, manage, production_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -263,3 +265,51 @@ def test_every_tool_over_stdio(database_url):
     answers, hostile = asyncio.run(go())
     check(answers)
     assert hostile.is_error
+
+
+def test_the_mcp_server_answers_inside_gunicorn_and_is_rate_limited(
+    database_url, tmp_path, collected_static
+):
+    """/mcp as deployed: gunicorn with the site's settings, the SDK's client, and a
+    client past RATELIMIT_MCP refused with a JSON 429 and Retry-After."""
+    env = production_env(
+        DATABASE_URL=database_url, STATIC_ROOT=str(collected_static), RATELIMIT_MCP="12/m"
+    )
+
+    async def go(base: str):
+        async with Client(f"{base}/mcp", mode="legacy") as client:
+            return await client.call_tool("get_paper", {"paper_id": "paper-1"})
+
+    def post(base: str) -> tuple[int, dict, bytes]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        request = urllib.request.Request(
+            f"{base}/mcp",
+            data=json.dumps(body).encode(),
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-06-18",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    with gunicorn(env, tmp_path / "gunicorn.log") as base:
+        answer = asyncio.run(go(base))
+        assert not answer.is_error
+        assert answer.structured_content["paper"]["id"] == "paper-1"
+        statuses = []
+        for _ in range(12):
+            status, headers, body = post(base)
+            statuses.append(status)
+            if status == 429:
+                assert int(headers["Retry-After"]) >= 1
+                assert json.loads(body)["status"] == 429
+                break
+            assert status == 200 and "tools" in json.loads(body)["result"]
+        assert statuses[-1] == 429, statuses
+    log = (tmp_path / "gunicorn.log").read_text()
+    assert "Traceback" not in log
