@@ -64,6 +64,11 @@ def type_html(schema: dict[str, Any]) -> SafeString:
     return format_html("{}", text)
 
 
+def answer_html(response: dict[str, Any]) -> SafeString:
+    content = response.get("content", {}).get("application/json")
+    return type_html(content["schema"]) if content else mark_safe("no body")
+
+
 def operations(document: dict[str, Any]) -> list[dict[str, Any]]:
     """Operations grouped by tag, in the schema's order."""
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -92,9 +97,12 @@ def operations(document: dict[str, Any]) -> list[dict[str, Any]]:
                     "body": properties(body["schema"]) if body else None,
                     "security": [name for s in op.get("security", []) for name in s],
                     "status": success,
-                    "response": type_html(
-                        op["responses"][success]["content"]["application/json"]["schema"]
-                    ),
+                    "response": answer_html(op["responses"][success]),
+                    "others": [
+                        {"status": code, "response": answer_html(response)}
+                        for code, response in op["responses"].items()
+                        if code[0] == "2" and code != success
+                    ],
                     "errors": [code for code in op["responses"] if code[0] in "45"],
                 }
             )

@@ -26,7 +26,7 @@ import functools
 import inspect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -146,7 +146,11 @@ class Operation:
     auth: str | None = None
     status: int = 200
     description: str = ""
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    # An update's body: every field optional (null or absent is "not given").
+    partial: bool = False
+    # Other answers than `status`: {"202": ("Kept as a proposal", ref("Proposal")), …};
+    # the schema may be None (no body).
+    also: tuple[tuple[str, str, dict[str, Any] | None], ...] = ()
 
 
 def declare(
@@ -158,11 +162,15 @@ def declare(
     body: type[forms.Form] | None = None,
     auth: str | None = None,
     status: int = 200,
+    partial: bool = False,
+    also: dict[str, tuple[str, dict[str, Any] | None]] | None = None,
 ) -> Callable:
     """Declares one HTTP method of the decorated view for the schema: what it answers
-    (`response`, a JSON Schema or ref()), the form validating its query parameters, and
-    for a write the form validating its JSON body and the security scheme it needs. The
-    view's docstring is the operation's description. Stack one per method."""
+    (`response`, a JSON Schema or ref(); None with status 204), the form validating its
+    query parameters, and for a write the form validating its JSON body (`partial`: an
+    update, every field optional), the security scheme it needs and its other answers
+    (`also`: status → (description, schema or None)). The view's docstring is the
+    operation's description. Stack one per method."""
 
     method = method.lower()
 
@@ -170,7 +178,15 @@ def declare(
         description = inspect.cleandoc(view.__doc__ or "")
         operations = dict(getattr(view, "openapi", None) or {})
         operations[method] = Operation(
-            summary, response, query, body, auth, status, description=description
+            summary,
+            response,
+            query,
+            body,
+            auth,
+            status,
+            description=description,
+            partial=partial,
+            also=tuple((code, text, schema) for code, (text, schema) in (also or {}).items()),
         )
         view.openapi = operations
         return view
@@ -204,8 +220,11 @@ SECURITY_SCHEMES = {
 
 def field_schema(f: forms.Field) -> dict[str, Any]:
     """A form field's accepted values as JSON Schema (query strings are text: an integer
-    parameter is a string of digits, described as the integer it must be)."""
-    if isinstance(f, forms.ChoiceField):
+    parameter is a string of digits, described as the integer it must be). A field class
+    of our own that the form types below do not describe sets `json_schema`."""
+    if isinstance(getattr(f, "json_schema", None), dict):
+        schema = dict(f.json_schema)
+    elif isinstance(f, forms.ChoiceField):
         values = [str(value) for value, _ in f.choices if value != ""]
         schema: dict[str, Any] = {**STRING, "enum": values}
         if isinstance(f, forms.MultipleChoiceField):
@@ -254,14 +273,19 @@ def query_parameters(form_class: type[forms.Form] | None) -> list[dict[str, Any]
     ]
 
 
-def body_schema(form_class: type[forms.Form]) -> dict[str, Any]:
+def body_schema(form_class: type[forms.Form], *, partial: bool = False) -> dict[str, Any]:
+    """The JSON object the form validates; in an update (`partial`) every field may be
+    absent or null."""
     fields = form_fields(form_class)
+    properties = {name: field_schema(f) for name, f in fields.items()}
+    if partial:
+        properties = {name: nullable(schema) for name, schema in properties.items()}
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {name: field_schema(f) for name, f in fields.items()},
+        "properties": properties,
         "additionalProperties": False,
     }
-    required = [name for name, f in fields.items() if f.required]
+    required = [] if partial else [name for name, f in fields.items() if f.required]
     if required:
         schema["required"] = required
     return schema
@@ -314,12 +338,14 @@ def responses(operation: Operation, route: Route, method: str) -> dict[str, Any]
     def error(description: str) -> dict[str, Any]:
         return {"description": description, "content": {"application/json": {"schema": ERROR}}}
 
-    found: dict[str, Any] = {
-        str(operation.status): {
-            "description": operation.summary,
-            "content": {"application/json": {"schema": operation.response}},
-        }
-    }
+    def answer(description: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+        if schema is None:
+            return {"description": description}
+        return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+    found: dict[str, Any] = {str(operation.status): answer(operation.summary, operation.response)}
+    for code, description, schema in operation.also:
+        found[code] = answer(description, schema)
     if method == "get":
         found["304"] = {"description": "Not modified (If-None-Match / If-Modified-Since)."}
     if (operation.query is not None and form_fields(operation.query)) or operation.body:
@@ -348,7 +374,11 @@ def operation_object(operation: Operation, route: Route, method: str) -> dict[st
     if operation.body is not None:
         found["requestBody"] = {
             "required": True,
-            "content": {"application/json": {"schema": body_schema(operation.body)}},
+            "content": {
+                "application/json": {
+                    "schema": body_schema(operation.body, partial=operation.partial)
+                }
+            },
         }
     if operation.auth:
         if operation.auth not in SECURITY_SCHEMES:

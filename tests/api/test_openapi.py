@@ -159,10 +159,14 @@ def test_an_undescribed_endpoint_stops_the_schema(monkeypatch):
 def test_a_write_declares_its_body_and_its_auth():
     """What a write view adds to appear in the schema: its method, body form and auth."""
 
+    class Flag(forms.Field):
+        json_schema = {"type": "boolean"}
+
     class TaskCreate(forms.Form):
         name = forms.CharField(max_length=255)
         description = forms.CharField(required=False)
         area = forms.CharField(required=False)
+        public = Flag(required=False)
 
     @openapi.declare("Create a task", response=openapi.ref("Task"), query=None)
     @openapi.declare(
@@ -176,17 +180,39 @@ def test_a_write_declares_its_body_and_its_auth():
     def tasks(request):
         """Adds a task."""
 
+    @openapi.declare(
+        "Change a task",
+        response=openapi.ref("Task"),
+        method="patch",
+        body=TaskCreate,
+        auth="token",
+        partial=True,
+        also={"202": ("Kept as a proposal", {"type": "object"})},
+    )
+    @openapi.declare("Delete a task", response=None, method="delete", auth="token", status=204)
+    def task(request, task_id):
+        """One task."""
+
     route = openapi.Route("/api/v1/tasks/", "task-list", tasks, ())
     post = openapi.operation_object(tasks.openapi["post"], route, "post")
     body = post["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["name"]
     assert body["properties"]["name"] == {"type": "string", "maxLength": 255}
+    assert body["properties"]["public"] == {"type": "boolean"}
     assert post["security"] == [{"token": []}]
     assert {"201", "400", "401", "403", "429"} <= set(post["responses"])
+    one = openapi.Route("/api/v1/tasks/{task_id}/", "task", task, (("task_id", "str"),))
+    patch = openapi.operation_object(task.openapi["patch"], one, "patch")
+    update = patch["requestBody"]["content"]["application/json"]["schema"]
+    assert "required" not in update
+    assert update["properties"]["name"]["type"] == ["string", "null"]
+    assert "content" in patch["responses"]["202"]
+    delete = openapi.operation_object(task.openapi["delete"], one, "delete")
+    assert "content" not in delete["responses"]["204"] and "requestBody" not in delete
     document = {
         "openapi": "3.1.0",
         "info": {"title": "t", "version": "1"},
-        "paths": {route.path: {"post": post}},
+        "paths": {route.path: {"post": post}, one.path: {"patch": patch, "delete": delete}},
         "components": {
             "schemas": openapi.COMPONENTS,
             "securitySchemes": openapi.SECURITY_SCHEMES,
