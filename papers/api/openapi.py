@@ -32,7 +32,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ImproperlyConfigured
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, get_resolver
 
 API_PREFIX = "/api/v1/"
 OPENAPI_VERSION = "3.1.0"
@@ -304,13 +304,20 @@ class Route:
     parameters: tuple[tuple[str, str], ...]  # (name, converter)
 
 
+def api_patterns() -> list:
+    """The /api/v1/ URLconf's patterns, as the site's resolver holds them (read through
+    the resolver, so this module imports no view)."""
+    for candidate in get_resolver().url_patterns:
+        if isinstance(candidate, URLResolver) and candidate.namespace == "api":
+            return candidate.url_patterns
+    raise ImproperlyConfigured("no URLconf included under the namespace 'api'")
+
+
 def routes() -> list[Route]:
     """Every named route under /api/v1/ (the unnamed ones are the same routes without
     their trailing slash, and the catch-all 404)."""
-    from papers.api import urls
-
     found = []
-    for pattern in urls.urlpatterns:
+    for pattern in api_patterns():
         if isinstance(pattern, URLResolver) or not isinstance(pattern, URLPattern):
             continue
         if not pattern.name:
@@ -405,9 +412,8 @@ def _document() -> dict[str, Any]:
         paths[route.path] = {
             method: operation_object(op, route, method) for method, op in operations.items()
         }
-    # Shapes register their components on import; the views import them all.
-    from papers.api import shapes  # noqa: F401
-
+    # Shapes register their components on import: the views, loaded with the URLconf
+    # walked above, import papers.api.shapes.
     return {
         "openapi": OPENAPI_VERSION,
         "info": {

@@ -7,7 +7,7 @@ not follow it. Anything else under /api/v1/ is a JSON 404.
 
 from django.urls import path, re_path
 
-from papers.api import taxonomy, views
+from papers.api import meta, taxonomy, views
 
 
 def both(route: str, view, name: str) -> list:
@@ -17,8 +17,8 @@ def both(route: str, view, name: str) -> list:
 
 app_name = "api"
 urlpatterns = [
-    path("", views.root, name="root"),
-    path("schema.json", views.schema, name="schema"),
+    path("", meta.root, name="root"),
+    path("schema.json", meta.schema, name="schema"),
     *both("search/", views.search, "search"),
     *both("papers/", views.paper_list, "paper-list"),
     *both("papers/<str:paper_id>/", views.paper_detail, "paper"),

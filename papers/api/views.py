@@ -11,11 +11,10 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest
-from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from papers import search as fulltext
-from papers.api import openapi, shapes
+from papers.api import shapes
 from papers.api.http import (
     SAFE_METHODS,
     PageForm,
@@ -43,8 +42,6 @@ from papers.api.openapi import (
     BOOLEAN,
     INTEGER,
     STRING,
-    URL,
-    array,
     declare,
     not_served,
     page,
@@ -549,69 +546,6 @@ def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: s
     page = requested_page(parameters(request, PageForm))
     texts = proceeding_texts(conference_id, proceeding_id)
     return Payload(paper_page(request, Paper.objects.visible().filter(proceeding__in=texts), page))
-
-
-# --- the root and the schema -----------------------------------------------------------------
-
-ROOT = register(
-    "Root",
-    {
-        "type": "object",
-        "properties": {
-            "resources": array(
-                {
-                    "type": "object",
-                    "properties": {"name": STRING, "url": STRING, "summary": STRING},
-                    "required": ["name", "url", "summary"],
-                }
-            ),
-            "schema": URL,
-            "docs": URL,
-            "mcp": URL,
-            "licence": ref("Licence"),
-        },
-        "required": ["resources", "schema", "docs", "mcp", "licence"],
-    },
-)
-
-
-@declare("Every resource of the API with its URL", response=ROOT, query=NoParameters)
-@endpoint
-def root(request: HttpRequest) -> Payload:
-    """Each endpoint's URL (`{name}` marks an id to fill in), the OpenAPI schema, the
-    docs page, the MCP server for agents, and the data's licence."""
-    parameters(request, NoParameters)
-    site = request.build_absolute_uri("/").rstrip("/")
-    resources = [
-        {
-            "name": route.name,
-            "url": site + route.path,  # {placeholders} kept as they are
-            "summary": route.view.openapi["get"].summary,
-        }
-        for route in openapi.routes()
-        if getattr(route.view, "openapi", None) and "get" in route.view.openapi
-    ]
-    return Payload(
-        {
-            "resources": resources,
-            "schema": request.build_absolute_uri(reverse("api:schema")),
-            "docs": request.build_absolute_uri(reverse("api-docs")),
-            "mcp": request.build_absolute_uri(reverse("mcp")),
-            "licence": shapes.licence(),
-        }
-    )
-
-
-@declare(
-    "This API in OpenAPI 3.1",
-    response={"type": "object", "description": "An OpenAPI 3.1 document."},
-    query=NoParameters,
-)
-@endpoint
-def schema(request: HttpRequest) -> Payload:
-    """Generated from the views' declarations (papers.api.openapi)."""
-    parameters(request, NoParameters)
-    return Payload(openapi.schema(request.build_absolute_uri("/")))
 
 
 # --- the rest -------------------------------------------------------------------------------

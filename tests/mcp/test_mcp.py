@@ -11,6 +11,7 @@ import shutil
 import sys
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core.management import call_command
@@ -46,11 +47,12 @@ def graph(make_paper):
     return papers
 
 
-def call(client: Client, name: str, arguments: dict) -> dict:
-    async def go():
-        return await client.call_tool(name, arguments)
-
-    return asyncio.get_event_loop().run_until_complete(go())
+def in_thread(function, *args):
+    """function(*args) in a thread of its own: the browser tests' sync API leaves an event
+    loop running in the main thread, and the SDK's client (asyncio.run) and the /mcp view
+    (async_to_sync) each need a thread without one, as every WSGI worker thread is."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(function, *args).result()
 
 
 async def every_tool(client: Client) -> dict[str, object]:
@@ -146,7 +148,7 @@ def test_every_tool_over_streamable_http(graph, live_server):
         async with Client(f"{live_server.url}/mcp", mode="legacy") as client:
             return await every_tool(client)
 
-    check(asyncio.run(go()))
+    check(in_thread(asyncio.run, go()))
 
 
 def test_every_tool_over_streamable_http_with_the_current_protocol(graph, live_server):
@@ -154,7 +156,7 @@ def test_every_tool_over_streamable_http_with_the_current_protocol(graph, live_s
         async with Client(f"{live_server.url}/mcp") as client:
             return await every_tool(client)
 
-    check(asyncio.run(go()))
+    check(in_thread(asyncio.run, go()))
 
 
 HOSTILE = [
@@ -192,7 +194,7 @@ def test_hostile_arguments_are_error_results_and_the_server_keeps_answering(grap
                 await client.read_resource("paper://no-such-paper")
         return answers, after
 
-    answers, after = asyncio.run(go())
+    answers, after = in_thread(asyncio.run, go())
     for name, answer in answers:
         assert isinstance(answer, MCPError) or answer.is_error, (name, answer)
         text = str(answer) if isinstance(answer, MCPError) else answer.content[0].text
@@ -205,17 +207,19 @@ def test_hostile_arguments_are_error_results_and_the_server_keeps_answering(grap
     [b"", b"{", b"[]", b'{"jsonrpc": "2.0"}', b"\x00\xff" * 10, b'{"jsonrpc":"2.0","id":1}'],
 )
 def test_malformed_json_rpc_is_a_client_error_not_a_500(client, body):
-    response = client.post(
-        "/mcp",
-        body,
-        content_type="application/json",
-        headers={"Accept": "application/json, text/event-stream"},
+    response = in_thread(
+        lambda: client.post(
+            "/mcp",
+            body,
+            content_type="application/json",
+            headers={"Accept": "application/json, text/event-stream"},
+        )
     )
     assert 400 <= response.status_code < 500, (body, response.status_code, response.content)
 
 
 def test_a_get_of_the_mcp_endpoint_is_not_a_500(client):
-    assert 400 <= client.get("/mcp").status_code < 500
+    assert 400 <= in_thread(client.get, "/mcp").status_code < 500
 
 
 def test_the_mcp_endpoint_is_rate_limited_like_the_api(settings):
@@ -262,7 +266,7 @@ def test_every_tool_over_stdio(database_url):
             hostile = await client.call_tool("get_paper", {"paper_id": "\x00"})
             return answers, hostile
 
-    answers, hostile = asyncio.run(go())
+    answers, hostile = in_thread(asyncio.run, go())
     check(answers)
     assert hostile.is_error
 
@@ -298,7 +302,7 @@ def test_the_mcp_server_answers_inside_gunicorn_and_is_rate_limited(
             return error.code, dict(error.headers), error.read()
 
     with gunicorn(env, tmp_path / "gunicorn.log") as base:
-        answer = asyncio.run(go(base))
+        answer = in_thread(asyncio.run, go(base))
         assert not answer.is_error
         assert answer.structured_content["paper"]["id"] == "paper-1"
         statuses = []
