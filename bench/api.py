@@ -6,20 +6,24 @@
     python bench/api.py --writes [options of bench/api_writes.py]   # the write API
 
 For each engine, in one process per engine (read-only: nothing is written to the
-databases): p50/p95 of
-  /api/v1/papers/?q=learning, /api/v1/papers/<id>/, /api/v1/papers/<id>/repositories/
-  and /paper/<slug>.json
-through Django's test client (the whole request: middleware, view, JSON), each on
---requests different papers (the search repeats), against a naive baseline in the
-same run that answers the same questions the obvious way, called directly (the
-request cycle adds under 1 ms): an icontains search over title and abstract, and
-objects serialised one by one with their related rows fetched per object. Both are
-run once untimed over the same papers first, so both are timed on warm pages. Then
-`export_archive --kind papers` of every paper (.jsonl and .json.gz), as a subprocess:
-wall time, CPU time and peak RSS.
+databases): p50/p95 wall time and CPU time (this process's, plus the PostgreSQL backend's)
+through Django's test client (the whole request: middleware, view, JSON) of
+- API lists: /api/v1/papers/?q=learning, /api/v1/papers/, /api/v1/papers/<id>/repositories/,
+  /api/v1/repositories/, /api/v1/authors/, /api/v1/tasks/, /api/v1/evaluations/,
+  /api/v1/evaluations/<id>/results/;
+- details: /api/v1/papers/<id>/ and /paper/<slug>.json;
+- MCP tool calls: a JSON-RPC tools/call POSTed to /mcp for each of the six tools, as an
+  agent's streamable HTTP client sends it (the SDK's transport included);
+each on --requests different papers or boards (lists without an id repeat), against a
+naive baseline in the same run that answers the same question the obvious way, called
+directly: an icontains search, objects serialised one by one with their related rows
+fetched per object, a board ranked in Python with each row's paper fetched per row. Both
+are run once untimed first, so both are timed on warm pages. Then `export_archive --kind
+papers` of every paper (.jsonl and .json.gz), as a subprocess: wall time, CPU time and
+peak RSS.
 
-Goals: p95 < 100 ms for lists, < 30 ms for details; the export of all
-papers under 2 minutes with RSS under 300 MB.
+Goals: p95 < 50 ms for API lists, < 30 ms for details, < 100 ms for MCP tool calls; the
+export of all papers under 2 minutes with RSS under 300 MB.
 """
 
 from __future__ import annotations
@@ -31,7 +35,12 @@ import random
 import sys
 from pathlib import Path
 
-from measure import percentiles, run, timed  # bench/ is the script's folder, so it is on sys.path
+from measure import (
+    percentiles,
+    run,
+    timed,
+    timed_cpu,
+)  # bench/ is the script's folder, so it is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -39,7 +48,7 @@ DEFAULTS = {
     "sqlite": "sqlite:////work/bench-data/full.sqlite3",
     "postgres": "postgres://postgres@127.0.0.1:5432/cwp_full",
 }
-GOALS = {"list": 100.0, "detail": 30.0}
+GOALS = {"list": 50.0, "detail": 30.0, "tool": 100.0}
 
 
 # --- inside one engine's process ------------------------------------------------------------
@@ -109,6 +118,66 @@ def naive_record(slug: str) -> bytes:
     return json.dumps(export_record(Paper.objects.get(slug=slug))).encode()
 
 
+def naive_board(board) -> list[dict]:
+    """A leaderboard ranked the obvious way: every row, its paper fetched per row."""
+    metrics = list(board.metrics.order_by("position"))
+    rows = list(board.rows.all())
+    first = metrics[0].name if metrics else None
+    lower = metrics[0].is_lower_better if metrics else False
+
+    def key(row):
+        value = row.metric_values.get(first) if first else None
+        return (value is None, (value if lower else -value) if value is not None else 0)
+
+    return [
+        {
+            "id": row.row_key,
+            "metrics": row.metrics,
+            "paper": row.paper.slug if row.paper_id else None,
+            "rank": rank,
+        }
+        for rank, row in enumerate(sorted(rows, key=key), 1)
+    ]
+
+
+def naive_leaderboard(board_id: int) -> bytes:
+    from papers.models import Leaderboard
+
+    return json.dumps(naive_board(Leaderboard.objects.get(pk=board_id))[:20]).encode()
+
+
+def naive_sota(task_id: int) -> bytes:
+    from papers.models import Leaderboard
+
+    best = [
+        (naive_board(board) or [None])[0] for board in Leaderboard.objects.filter(task_id=task_id)
+    ]
+    return json.dumps(best).encode()
+
+
+def naive_tasks(_) -> bytes:
+    """Tasks by name, each counting its leaderboards with a query of its own."""
+    from papers.models import Task
+
+    rows = [
+        {"id": t.slug, "name": t.name, "leaderboards": t.leaderboards.count()}
+        for t in Task.objects.filter(hidden=False).order_by("name")[:50]
+    ]
+    return json.dumps(rows).encode()
+
+
+def naive_samples(slug: str) -> bytes:
+    from papers.archive.export.records import export_sample
+    from papers.models import Paper
+
+    paper = Paper.objects.get(slug=slug)
+    rows = [export_sample(s) for s in paper.samples.all()[:20]]
+    statuses: dict[str, int] = {}
+    for sample in paper.samples.all():
+        statuses[sample.status] = statuses.get(sample.status, 0) + 1
+    return json.dumps({"summary": statuses, "samples": rows}).encode()
+
+
 def engine_main(requests: int, seed: int) -> None:
     """Runs in a child process with DATABASE_URL set; prints one JSON line of results."""
     import django
@@ -119,7 +188,7 @@ def engine_main(requests: int, seed: int) -> None:
     from django.db import connection
     from django.test import Client
 
-    from papers.models import CodeLink, Paper
+    from papers.models import CodeLink, Leaderboard, Paper, Sample
 
     rng = random.Random(seed)
     top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
@@ -133,20 +202,88 @@ def engine_main(requests: int, seed: int) -> None:
             "paper__slug", flat=True
         )[:requests]
     )
+    board_ids = list(Leaderboard.objects.values_list("id", flat=True))
+    boards = list(
+        Leaderboard.objects.filter(id__in=rng.sample(board_ids, min(len(board_ids), requests)))
+        .select_related("task", "dataset")
+        .order_by("id")
+    )
+    sample_top = Sample.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    reported = list(
+        Sample.objects.filter(
+            id__in=rng.sample(range(1, sample_top + 1), min(sample_top, requests * 3))
+        )
+        .values_list("paper__slug", flat=True)
+        .distinct()[:requests]
+    )
     client = Client(SERVER_NAME="127.0.0.1")
+
+    def backend() -> int | None:
+        """The PostgreSQL backend serving this process's connection (its CPU is the
+        request's too); None on SQLite, whose work is this process's own."""
+        if connection.vendor != "postgresql":
+            return None
+        connection.ensure_connection()
+        return connection.connection.info.backend_pid
 
     def get(url: str) -> bytes:
         response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
         return response.content
 
+    def tool(name: str, arguments: dict) -> bytes:
+        """One tools/call to /mcp, as an agent's streamable HTTP client posts it."""
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        response = client.post(
+            "/mcp",
+            json.dumps(body),
+            content_type="application/json",
+            headers={
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-06-18",
+            },
+        )
+        assert response.status_code == 200, (name, response.status_code, response.content)
+        answer = json.loads(response.content)
+        assert "result" in answer and not answer["result"].get("isError"), (name, answer)
+        return response.content
+
+    def board_args(board) -> dict:
+        return {"task": board.task.slug, "dataset": board.dataset.slug}
+
+    same = [None] * requests
     cases = [
+        # (kind, name, ours, naive or None, arguments)
         (
             "list",
             "/api/v1/papers/?q=learning",
             lambda _: get("/api/v1/papers/?q=learning"),
             lambda _: naive_search("learning"),
-            [None] * requests,
+            same,
+        ),
+        ("list", "/api/v1/papers/", lambda _: get("/api/v1/papers/"), None, same),
+        (
+            "list",
+            "/api/v1/papers/<id>/repositories/",
+            lambda s: get(f"/api/v1/papers/{s}/repositories/"),
+            naive_repositories,
+            with_code,
+        ),
+        ("list", "/api/v1/repositories/", lambda _: get("/api/v1/repositories/"), None, same),
+        ("list", "/api/v1/authors/", lambda _: get("/api/v1/authors/"), None, same),
+        ("list", "/api/v1/tasks/", lambda _: get("/api/v1/tasks/"), naive_tasks, same),
+        ("list", "/api/v1/evaluations/", lambda _: get("/api/v1/evaluations/"), None, same),
+        (
+            "list",
+            "/api/v1/evaluations/<id>/results/",
+            lambda b: get(f"/api/v1/evaluations/{b.task.slug}--{b.dataset.slug}/results/"),
+            lambda b: naive_leaderboard(b.id),
+            boards,
         ),
         (
             "detail",
@@ -155,41 +292,75 @@ def engine_main(requests: int, seed: int) -> None:
             naive_detail,
             slugs,
         ),
-        (
-            "list",
-            "/api/v1/papers/<id>/repositories/",
-            lambda s: get(f"/api/v1/papers/{s}/repositories/"),
-            naive_repositories,
-            with_code,
-        ),
         ("detail", "/paper/<slug>.json", lambda s: get(f"/paper/{s}.json"), naive_record, slugs),
+        (
+            "tool",
+            "search_papers q=learning",
+            lambda _: tool("search_papers", {"q": "learning"}),
+            lambda _: naive_search("learning"),
+            same,
+        ),
+        (
+            "tool",
+            "get_paper",
+            lambda s: tool("get_paper", {"paper_id": s}),
+            naive_record,
+            slugs,
+        ),
+        (
+            "tool",
+            "get_leaderboard",
+            lambda b: tool("get_leaderboard", board_args(b)),
+            lambda b: naive_leaderboard(b.id),
+            boards,
+        ),
+        (
+            "tool",
+            "find_sota",
+            lambda b: tool("find_sota", {"task": b.task.slug}),
+            lambda b: naive_sota(b.task_id),
+            boards,
+        ),
+        ("tool", "list_tasks", lambda _: tool("list_tasks", {}), naive_tasks, same),
+        (
+            "tool",
+            "get_execution_report",
+            lambda s: tool("get_execution_report", {"paper_id": s}),
+            naive_samples,
+            reported,
+        ),
     ]
     results = []
     for kind, name, fast, naive, arguments in cases:
         # The naive search scans every abstract: a tenth of the requests is enough to time it.
         naive_requests = (
-            arguments[: max(20, len(arguments) // 10)] if kind == "list" else arguments
+            arguments[: max(20, len(arguments) // 10)] if "learning" in name else arguments
         )
-        # Both read the same papers' rows: an untimed pass of each first, so neither is
-        # timed on cold pages that the other then finds warm. (The search repeats one
-        # request: its first run warms it.)
-        per_paper = arguments[0] is not None
-        timed(fast, arguments if per_paper else arguments[:1])
-        timed(naive, naive_requests if per_paper else naive_requests[:1])
-        ours = percentiles(timed(fast, arguments))
-        theirs = percentiles(timed(naive, naive_requests))
-        results.append(
-            {
-                "kind": kind,
-                "name": name,
-                "n": len(arguments),
-                "p50": ours[0],
-                "p95": ours[1],
-                "naive_n": len(naive_requests),
-                "naive_p50": theirs[0],
-                "naive_p95": theirs[1],
-            }
-        )
+        # Both read the same rows: an untimed pass of each first, so neither is timed on
+        # cold pages that the other then finds warm. (A repeated request's first run warms it.)
+        per_object = arguments[0] is not None
+        timed(fast, arguments if per_object else arguments[:1])
+        if naive:
+            timed(naive, naive_requests if per_object else naive_requests[:1])
+        ours = timed_cpu(fast, arguments, backend)
+        row = {
+            "kind": kind,
+            "name": name,
+            "n": len(arguments),
+            "p50": percentiles(ours.wall)[0],
+            "p95": percentiles(ours.wall)[1],
+            "cpu_p50": percentiles(ours.cpu)[0],
+            "cpu_p95": percentiles(ours.cpu)[1],
+            "naive_n": 0,
+        }
+        if naive:
+            theirs = timed_cpu(naive, naive_requests, backend)
+            row.update(
+                naive_n=len(naive_requests),
+                naive_p50=percentiles(theirs.wall)[0],
+                naive_p95=percentiles(theirs.wall)[1],
+            )
+        results.append(row)
     print("RESULT " + json.dumps({"vendor": connection.vendor, "cases": results}), flush=True)
 
 
@@ -262,9 +433,10 @@ def main() -> None:
 
     print()
     print(
-        "| engine | request | n | p50 ms | p95 ms | goal p95 | naive n | naive p50 | naive p95 |"
+        "| engine | request | n | p50 ms | p95 ms | CPU p50 / p95 ms | goal p95 "
+        "| naive n | naive p50 | naive p95 |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for engine, case in rows:
         print(_row(engine, case))
     if exports:
@@ -282,9 +454,14 @@ def main() -> None:
 
 def _row(engine: str, case: dict) -> str:
     goal = GOALS[case["kind"]]
+    naive = (
+        f"{case['naive_n']} | {case['naive_p50']:.1f} | {case['naive_p95']:.1f}"
+        if case["naive_n"]
+        else "— | — | —"
+    )
     return (
         f"| {engine} | `{case['name']}` | {case['n']} | {case['p50']:.1f} | {case['p95']:.1f} "
-        f"| < {goal:.0f} | {case['naive_n']} | {case['naive_p50']:.1f} | {case['naive_p95']:.1f} |"
+        f"| {case['cpu_p50']:.1f} / {case['cpu_p95']:.1f} | < {goal:.0f} | {naive} |"
     )
 
 

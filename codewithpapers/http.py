@@ -10,6 +10,15 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpResponse
 
+# Paths whose clients parse JSON: the API, and the MCP server's JSON-RPC endpoint.
+JSON_PREFIXES = ("/api/", "/mcp")
+
+
+def answers_json(path: str) -> bool:
+    """Whether errors on this path answer in JSON rather than as the site's page."""
+    return path.startswith(JSON_PREFIXES)
+
+
 LICENCE_LINK = '<https://creativecommons.org/licenses/by-sa/4.0/legalcode>; rel="license"'
 
 

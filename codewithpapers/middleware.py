@@ -32,7 +32,7 @@ from django.utils.http import parse_http_date_safe
 from django_ratelimit.core import get_usage
 
 from codewithpapers.cache import VERSION_KEY, bump_content_version, content_version
-from codewithpapers.http import json_error
+from codewithpapers.http import answers_json, json_error
 from codewithpapers.routers import (
     healthy_replicas,
     mark_down,
@@ -170,8 +170,8 @@ def refusal(
     request: HttpRequest, status: int, message: str, template: str, context: dict
 ) -> HttpResponse:
     """A request refused before any view: the API's JSON error under /api/ (what its
-    clients parse), the site's page everywhere else."""
-    if request.path.startswith("/api/"):
+    clients parse) under /api/ and /mcp, the site's page everywhere else."""
+    if answers_json(request.path):
         return json_error(status, message)
     return render(request, template, context, status=status)
 

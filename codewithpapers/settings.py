@@ -291,6 +291,8 @@ RATELIMITS = {
     for prefix, rate in (
         ("/search", env_rate("RATELIMIT_SEARCH", "60/m")),
         ("/api/", env_rate("RATELIMIT_API", "120/m")),
+        # The MCP server's tools answer what the API answers: the same allowance.
+        ("/mcp", env_rate("RATELIMIT_MCP", env_str("RATELIMIT_API", "120/m"))),
     )
     if rate
 }

@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 
 from codewithpapers import views
+from papers.api.docs import docs as api_docs
+from papers.mcp.http import mcp_endpoint
 
 urlpatterns = [
     path("admin/login/", views.admin_login),  # throttled: codewithpapers.views.admin_login
@@ -9,6 +11,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
     path("api/v1/", include("papers.api.urls")),
+    path("api/docs", api_docs, name="api-docs"),
+    path("mcp", mcp_endpoint, name="mcp"),
     path("", include("papers.urls")),
 ]
 

@@ -24,7 +24,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django_ratelimit.core import get_usage
 
-from codewithpapers.http import json_error
+from codewithpapers.http import answers_json, json_error
 from codewithpapers.middleware import client_address, reads, too_many_requests
 from codewithpapers.public import public_base_url
 from codewithpapers.routers import PRIMARY, mark_down, mark_up, replica_aliases
@@ -138,7 +138,7 @@ def _site_context() -> dict:
 
 
 def is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/api/")
+    return answers_json(request.path)
 
 
 def database_unavailable(request: HttpRequest) -> HttpResponse:

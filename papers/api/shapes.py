@@ -10,8 +10,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.conf import settings
 from django.utils.text import slugify
 
+from papers.api.openapi import (
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    URL,
+    array,
+    component,
+    nullable,
+)
 from papers.archive.export.records import export_sample
 from papers.identifiers import evaluation_id
 from papers.models import (
@@ -39,6 +49,19 @@ def link(url: str | None) -> str | None:
 _PROCEEDING = re.compile(r"^(?P<name>.*?)\s+(?P<year>\d{4})(?:\s+(?P<month>\d{1,2}))?$")
 
 
+@component(
+    "Execution",
+    {
+        "samples_by_status": {
+            "type": "object",
+            "additionalProperties": INTEGER,
+            "description": "Samples by status; statuses outside the vocabulary verbatim.",
+        },
+        "sample_count": INTEGER,
+        "report_read_at": {**nullable(STRING), "format": "date-time"},
+    },
+    description="The execution report on the paper's code (null when it has none).",
+)
 def execution(p: Paper | None) -> dict[str, Any] | None:
     """What the execution report on a paper's code says, or None when it has none (or
     the paper is hidden): its samples by status (statuses outside the vocabulary kept
@@ -67,6 +90,25 @@ def provenance(record) -> dict[str, Any]:
     }
 
 
+@component(
+    "Paper",
+    {
+        "id": {**STRING, "description": "The paper's slug (/paper/<id>)."},
+        "arxiv_id": nullable(STRING),
+        "nips_id": nullable(STRING),
+        "url_abs": STRING,
+        "url_pdf": STRING,
+        "title": STRING,
+        "abstract": STRING,
+        "authors": array(STRING),
+        "published": {**nullable(STRING), "format": "date"},
+        "conference": nullable(STRING),
+        "conference_url_abs": nullable(STRING),
+        "conference_url_pdf": nullable(STRING),
+        "proceeding": nullable(STRING),
+        "execution": {"anyOf": [{"$ref": "#/components/schemas/Execution"}, {"type": "null"}]},
+    },
+)
 def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
     return {
         "id": p.slug,
@@ -87,6 +129,18 @@ def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
     }
 
 
+@component(
+    "Repository",
+    {
+        "url": STRING,
+        "owner": STRING,
+        "name": STRING,
+        "description": STRING,
+        "stars": {**INTEGER, "description": "0 where the archive does not know it."},
+        "framework": STRING,
+        "is_official": nullable(BOOLEAN),
+    },
+)
 def repository(
     r: Repository, framework: str, *, is_official: bool | None = None
 ) -> dict[str, Any]:
@@ -101,14 +155,20 @@ def repository(
     }
 
 
+@component("Author", {"id": STRING, "full_name": STRING})
 def author(a: Author) -> dict[str, Any]:
     return {"id": a.slug, "full_name": a.name}
 
 
+@component("Task", {"id": STRING, "name": STRING, "description": STRING})
 def task(t: Task) -> dict[str, Any]:
     return {"id": t.slug, "name": t.name, "description": t.description, **provenance(t)}
 
 
+@component(
+    "Dataset",
+    {"id": STRING, "name": STRING, "full_name": nullable(STRING), "url": nullable(URL)},
+)
 def dataset(d: Dataset) -> dict[str, Any]:
     return {
         "id": d.slug,
@@ -119,6 +179,16 @@ def dataset(d: Dataset) -> dict[str, Any]:
     }
 
 
+@component(
+    "Method",
+    {
+        "id": STRING,
+        "name": STRING,
+        "full_name": STRING,
+        "description": STRING,
+        "paper": {**nullable(STRING), "description": "The introducing paper's id."},
+    },
+)
 def method(m: Method, paper_slug: str | None) -> dict[str, Any]:
     return {
         "id": m.slug,
@@ -129,6 +199,17 @@ def method(m: Method, paper_slug: str | None) -> dict[str, Any]:
     }
 
 
+@component(
+    "Evaluation",
+    {
+        "id": {**STRING, "description": "<task id>--<dataset id>"},
+        "task": STRING,
+        "dataset": STRING,
+        "description": STRING,
+        "mirror_url": {"type": "null"},
+    },
+    description="An evaluation table: a leaderboard, one task on one dataset.",
+)
 def evaluation(board: Leaderboard) -> dict[str, Any]:
     """A leaderboard; its task and dataset must be select_related."""
     return {
@@ -141,10 +222,34 @@ def evaluation(board: Leaderboard) -> dict[str, Any]:
     }
 
 
+@component(
+    "Metric",
+    {
+        "id": STRING,
+        "name": STRING,
+        "description": STRING,
+        "is_loss": {**BOOLEAN, "description": "Lower is better."},
+    },
+)
 def metric(m: LeaderboardMetric, metric_id: str) -> dict[str, Any]:
     return {"id": metric_id, "name": m.name, "description": "", "is_loss": m.is_lower_better}
 
 
+@component(
+    "Result",
+    {
+        "id": STRING,
+        "best_rank": {**nullable(INTEGER), "description": "Place by the board's first metric."},
+        "metrics": {"type": "object", "description": "Metric name → value as given."},
+        "methodology": STRING,
+        "uses_additional_data": BOOLEAN,
+        "paper": nullable(STRING),
+        "best_metric": nullable(STRING),
+        "evaluated_on": nullable(STRING),
+        "external_source_url": {"type": "null"},
+        "execution": {"anyOf": [{"$ref": "#/components/schemas/Execution"}, {"type": "null"}]},
+    },
+)
 def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> dict[str, Any]:
     """A leaderboard row; `rank` is its place by the board's first metric (as the site
     ranks it), None when it has no number for it. Its paper must be select_related."""
@@ -163,6 +268,32 @@ def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> di
     }
 
 
+@component(
+    "Sample",
+    {
+        "paper": STRING,
+        "code_sha256_prefix": nullable(STRING),
+        "entry": nullable(STRING),
+        "repo": nullable(STRING),
+        "repo_kind": nullable(STRING),
+        "path": nullable(STRING),
+        "file_url": STRING,
+        "link_basis": nullable(STRING),
+        "language": nullable(STRING),
+        "status": STRING,
+        "verification_level": nullable(INTEGER),
+        "contract_check": nullable(STRING),
+        "metamorphic_tier": nullable(STRING),
+        "behaviour_fingerprint": nullable(BOOLEAN),
+        "licence": nullable(STRING),
+        "inline_ok": nullable(BOOLEAN),
+        "mcp_get_code": {"type": "object", "properties": {"code_sha256": nullable(STRING)}},
+    },
+    description="One function from the paper's code, run on synthesized inputs: its status "
+    "is an execution fact about this sample, not a verdict on the paper. Keys the record "
+    "adds beyond these are kept.",
+    open_ended=True,
+)
 def sample(s: Sample, paper_slug: str) -> dict[str, Any]:
     """A sample in the record's shape (the paper record's `syntology.samples`), with its paper."""
     return {"paper": paper_slug, **export_sample(s), "file_url": link(s.file_url) or ""}
@@ -188,14 +319,41 @@ def proceeding_id(proceeding_text: str) -> str:
     return slugify(proceeding_text)
 
 
+@component("Conference", {"id": STRING, "name": STRING})
 def conference(name: str) -> dict[str, Any]:
     return {"id": slugify(name), "name": name}
 
 
+@component("Proceeding", {"id": STRING, "year": nullable(INTEGER), "month": nullable(INTEGER)})
 def proceeding(text: str) -> dict[str, Any]:
     _, year, month = proceeding_parts(text)
     return {"id": proceeding_id(text), "year": year, "month": month}
 
 
+@component("Area", {"id": STRING, "name": STRING})
 def area(name: str) -> dict[str, Any]:
     return {"id": slugify(name), "name": name}
+
+
+@component(
+    "Licence",
+    {
+        "licence": STRING,
+        "licence_url": URL,
+        "attribution": URL,
+        "modified": STRING,
+        "non_affiliation": STRING,
+        "source": STRING,
+    },
+    description="The licence and attribution every page of the site carries.",
+)
+def licence() -> dict[str, Any]:
+    about = settings.ARCHIVE_ABOUT
+    return {
+        "licence": about["licence"],
+        "licence_url": about["licence_url"],
+        "attribution": about["attribution"],
+        "modified": about["modified"],
+        "non_affiliation": about["non_affiliation"],
+        "source": "Papers with Code, via the pwc-archive mirror",
+    }

@@ -22,8 +22,17 @@ from papers.api.http import (
     requested_page,
 )
 from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page
+from papers.api.openapi import declare, page, ref
 from papers.identifiers import metric_ids, split_evaluation_id
-from papers.models import Dataset, Leaderboard, Method, Paper, Task, ranked_rows
+from papers.models import (
+    Dataset,
+    Leaderboard,
+    LeaderboardRow,
+    Method,
+    Paper,
+    Task,
+    ranked_rows,
+)
 
 
 class NameQuery(PageForm):
@@ -42,6 +51,7 @@ def visible_tasks() -> QuerySet[Task]:
 # --- tasks --------------------------------------------------------------------------------
 
 
+@declare("Tasks", response=page(ref("Task")), query=NameQuery)
 @endpoint
 def task_list(request: HttpRequest) -> Payload:
     params = parameters(request, NameQuery)
@@ -54,6 +64,7 @@ def task_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
 
 
+@declare("A task", response=ref("Task"), query=NoParameters)
 @endpoint
 def task_detail(request: HttpRequest, task_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -68,6 +79,7 @@ def _related_tasks(request: HttpRequest, task_id: str, tasks_of) -> Payload:
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
 
 
+@declare("A task's parent tasks", response=page(ref("Task")), query=PageForm)
 @endpoint
 def task_parents(request: HttpRequest, task_id: str) -> Payload:
     return _related_tasks(
@@ -77,6 +89,7 @@ def task_parents(request: HttpRequest, task_id: str) -> Payload:
     )
 
 
+@declare("A task's subtasks", response=page(ref("Task")), query=PageForm)
 @endpoint
 def task_children(request: HttpRequest, task_id: str) -> Payload:
     return _related_tasks(
@@ -88,6 +101,7 @@ def task_children(request: HttpRequest, task_id: str) -> Payload:
     )
 
 
+@declare("A task's papers, newest first", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def task_papers(request: HttpRequest, task_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -104,6 +118,7 @@ def _evaluations(request: HttpRequest, boards: QuerySet[Leaderboard]) -> Payload
     return Payload(page_of(request, page, boards.count(), results))
 
 
+@declare("A task's evaluation tables", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def task_evaluations(request: HttpRequest, task_id: str) -> Payload:
     return _evaluations(request, Leaderboard.objects.filter(task=Task.objects.get(slug=task_id)))
@@ -133,6 +148,7 @@ def area_named(area_id: str) -> tuple[str, list[int]]:
     return matches[0][0], task_ids
 
 
+@declare("Areas (the tasks' categories)", response=page(ref("Area")), query=NameQuery)
 @endpoint
 def area_list(request: HttpRequest) -> Payload:
     params = parameters(request, NameQuery)
@@ -146,12 +162,14 @@ def area_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, len(rows), page.slice(rows)))
 
 
+@declare("An area", response=ref("Area"), query=NoParameters)
 @endpoint
 def area_detail(request: HttpRequest, area_id: str) -> Payload:
     parameters(request, NoParameters)
     return Payload(shapes.area(area_named(area_id)[0]))
 
 
+@declare("An area's tasks", response=page(ref("Task")), query=PageForm)
 @endpoint
 def area_tasks(request: HttpRequest, area_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -163,6 +181,7 @@ def area_tasks(request: HttpRequest, area_id: str) -> Payload:
 # --- datasets and methods -------------------------------------------------------------------
 
 
+@declare("Datasets", response=page(ref("Dataset")), query=FullNameQuery)
 @endpoint
 def dataset_list(request: HttpRequest) -> Payload:
     params = parameters(request, FullNameQuery)
@@ -177,6 +196,7 @@ def dataset_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, datasets.count(), map(shapes.dataset, rows)))
 
 
+@declare("A dataset", response=ref("Dataset"), query=NoParameters)
 @endpoint
 def dataset_detail(request: HttpRequest, dataset_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -184,12 +204,14 @@ def dataset_detail(request: HttpRequest, dataset_id: str) -> Payload:
     return Payload(shapes.dataset(dataset), dataset.updated_at)
 
 
+@declare("A dataset's evaluation tables", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def dataset_evaluations(request: HttpRequest, dataset_id: str) -> Payload:
     dataset = Dataset.objects.get(slug=dataset_id)
     return _evaluations(request, Leaderboard.objects.filter(dataset=dataset))
 
 
+@declare("Methods", response=page(ref("Method")), query=FullNameQuery)
 @endpoint
 def method_list(request: HttpRequest) -> Payload:
     params = parameters(request, FullNameQuery)
@@ -204,6 +226,7 @@ def method_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, methods.count(), map(method_row, rows)))
 
 
+@declare("A method", response=ref("Method"), query=NoParameters)
 @endpoint
 def method_detail(request: HttpRequest, method_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -223,11 +246,13 @@ def get_board(evaluation_id: str) -> Leaderboard:
     )
 
 
+@declare("Evaluation tables (leaderboards)", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def evaluation_list(request: HttpRequest) -> Payload:
     return _evaluations(request, Leaderboard.objects.all())
 
 
+@declare("An evaluation table", response=ref("Evaluation"), query=NoParameters)
 @endpoint
 def evaluation_detail(request: HttpRequest, evaluation_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -243,6 +268,9 @@ def _metrics(board: Leaderboard) -> list[tuple[str, dict]]:
     ]
 
 
+@declare(
+    "An evaluation table's metrics; the first ranks", response=page(ref("Metric")), query=PageForm
+)
 @endpoint
 def evaluation_metrics(request: HttpRequest, evaluation_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -250,6 +278,7 @@ def evaluation_metrics(request: HttpRequest, evaluation_id: str) -> Payload:
     return Payload(page_of(request, page, len(metrics), page.slice(metrics)))
 
 
+@declare("A metric of an evaluation table", response=ref("Metric"), query=NoParameters)
 @endpoint
 def evaluation_metric(request: HttpRequest, evaluation_id: str, metric_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -271,17 +300,24 @@ class ResultQuery(PageForm):
     )
 
 
-def _results(board: Leaderboard, *, has_report: bool = False) -> list[dict]:
-    """The board's results, ranked by its first metric (the site's leaderboard order);
-    with `has_report`, only those whose paper's code has a report, ranks unchanged."""
+def board_results(
+    board: Leaderboard, *, has_report: bool = False
+) -> list[tuple[dict, LeaderboardRow]]:
+    """The board's results, ranked by its first metric (the site's leaderboard order), each
+    with its row; with `has_report`, only those whose paper's code has a report, ranks
+    unchanged."""
     metrics = list(board.metrics.all())
     rows = list(board.rows.select_related("paper", "contributed_by").defer(*_PAPER_HEAVY))
     best = metrics[0].name if metrics else None
     return [
-        shapes.result(row, row.rank, best)
+        (shapes.result(row, row.rank, best), row)
         for row in ranked_rows(metrics, rows)
         if not has_report or (row.paper_id and row.paper.has_report and not row.paper.hidden)
     ]
+
+
+def _results(board: Leaderboard, *, has_report: bool = False) -> list[dict]:
+    return [shape for shape, _ in board_results(board, has_report=has_report)]
 
 
 # A result needs only its paper's slug.
@@ -294,6 +330,7 @@ _PAPER_HEAVY = tuple(
 )  # fmt: skip
 
 
+@declare("An evaluation table's results, ranked", response=page(ref("Result")), query=ResultQuery)
 @endpoint
 def evaluation_results(request: HttpRequest, evaluation_id: str) -> Payload:
     params = parameters(request, ResultQuery)
@@ -302,6 +339,7 @@ def evaluation_results(request: HttpRequest, evaluation_id: str) -> Payload:
     return Payload(page_of(request, page, len(results), page.slice(results)))
 
 
+@declare("A result of an evaluation table", response=ref("Result"), query=NoParameters)
 @endpoint
 def evaluation_result(request: HttpRequest, evaluation_id: str, result_id: str) -> Payload:
     parameters(request, NoParameters)

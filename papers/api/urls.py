@@ -8,7 +8,7 @@ not follow it. Anything else under /api/v1/ is a JSON 404.
 
 from django.urls import path, re_path
 
-from papers.api import taxonomy, views
+from papers.api import meta, taxonomy, views
 from papers.api.writes import records
 from papers.api.writes.views import methods
 
@@ -20,6 +20,8 @@ def both(route: str, view, name: str) -> list:
 
 app_name = "api"
 urlpatterns = [
+    path("", meta.root, name="root"),
+    path("schema.json", meta.schema, name="schema"),
     *both("search/", views.search, "search"),
     *both("papers/", methods(views.paper_list, POST="paper_add"), "paper-list"),
     *both("papers/<str:paper_id>/", views.paper_detail, "paper"),

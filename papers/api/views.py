@@ -37,6 +37,16 @@ from papers.api.lists import (
     ranked_results,
     repository_rows,
 )
+from papers.api.openapi import (
+    BOOLEAN,
+    INTEGER,
+    STRING,
+    declare,
+    not_served,
+    page,
+    ref,
+    register,
+)
 from papers.forms import QueryText, SampleFilterForm
 from papers.identifiers import parse_arxiv
 from papers.models import (
@@ -52,6 +62,29 @@ from papers.models import (
 )
 from papers.paging import Window
 from papers.vocabularies import STATUS_CLAIM
+
+SEARCH_RESULT = register(
+    "SearchResult",
+    {
+        "type": "object",
+        "properties": {
+            "paper": ref("Paper"),
+            "repository": {"anyOf": [ref("Repository"), {"type": "null"}]},
+            "is_official": BOOLEAN,
+        },
+        "required": ["paper", "repository", "is_official"],
+        "additionalProperties": False,
+    },
+)
+SAMPLE_PAGE = page(
+    ref("Sample"),
+    claim={**STRING, "description": "What a status says, and what it does not."},
+    summary={
+        "type": "object",
+        "additionalProperties": INTEGER,
+        "description": "Every sample by status, unfiltered.",
+    },
+)
 
 
 class SearchQuery(PageForm):
@@ -144,6 +177,11 @@ def get_paper(paper_id: str) -> Paper:
 # --- search and papers ---------------------------------------------------------------------
 
 
+@declare(
+    "Search papers, each with its best implementation",
+    response=page(SEARCH_RESULT),
+    query=SearchQuery,
+)
 @endpoint
 def search(request: HttpRequest) -> Payload:
     """Papers with their best implementation (official first), like the site's search."""
@@ -176,6 +214,7 @@ def search(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, count, results))
 
 
+@declare("Papers: search or filter", response=page(ref("Paper")), query=PaperQuery)
 @endpoint
 def paper_list(request: HttpRequest) -> Payload:
     params = parameters(request, PaperQuery)
@@ -191,6 +230,7 @@ def paper_list(request: HttpRequest) -> Payload:
     return Payload(paper_list_page(request, parsed, papers, requested_page(params)))
 
 
+@declare("A paper", response=ref("Paper"), query=NoParameters)
 @endpoint
 def paper_detail(request: HttpRequest, paper_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -207,6 +247,11 @@ def paper_detail(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(shapes.paper(paper, names), changed)
 
 
+@declare(
+    "A paper's code: its repositories, official first",
+    response=page(ref("Repository")),
+    query=PageForm,
+)
 @endpoint
 def paper_repositories(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -220,6 +265,7 @@ def paper_repositories(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, links.count(), results))
 
 
+@declare("A paper's datasets", response=page(ref("Dataset")), query=PageForm)
 @endpoint
 def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
     """The datasets the paper uses, and those it introduces."""
@@ -234,6 +280,7 @@ def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, datasets.count(), map(shapes.dataset, rows)))
 
 
+@declare("A paper's tasks", response=page(ref("Task")), query=PageForm)
 @endpoint
 def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -243,6 +290,7 @@ def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
 
 
+@declare("A paper's methods", response=page(ref("Method")), query=PageForm)
 @endpoint
 def paper_methods(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -252,6 +300,11 @@ def paper_methods(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, methods.count(), map(method_row, rows)))
 
 
+@declare(
+    "A paper's results, each with its rank on its leaderboard",
+    response=page(ref("Result")),
+    query=PageForm,
+)
 @endpoint
 def paper_results(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -262,6 +315,7 @@ def paper_results(request: HttpRequest, paper_id: str) -> Payload:
     return Payload(page_of(request, page, count, results))
 
 
+@declare("A paper's execution report: its samples", response=SAMPLE_PAGE, query=SampleQuery)
 @endpoint
 def paper_samples(request: HttpRequest, paper_id: str) -> Payload:
     """The paper's execution report, filtered as on the site; `summary` counts every
@@ -311,6 +365,7 @@ def get_repository(owner: str, name: str) -> Repository:
     return found
 
 
+@declare("Repositories", response=page(ref("Repository")), query=RepositoryQuery)
 @endpoint
 def repository_list(request: HttpRequest) -> Payload:
     params = parameters(request, RepositoryQuery)
@@ -333,6 +388,7 @@ def repository_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, repositories.count(), repository_rows(rows)))
 
 
+@declare("An owner's repositories", response=page(ref("Repository")), query=PageForm)
 @endpoint
 def repository_owner_list(request: HttpRequest, owner: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -344,6 +400,7 @@ def repository_owner_list(request: HttpRequest, owner: str) -> Payload:
     return Payload(page_of(request, page, count, repository_rows(rows)))
 
 
+@declare("A repository", response=ref("Repository"), query=NoParameters)
 @endpoint
 def repository_detail(request: HttpRequest, owner: str, name: str) -> Payload:
     parameters(request, NoParameters)
@@ -351,6 +408,7 @@ def repository_detail(request: HttpRequest, owner: str, name: str) -> Payload:
     return Payload(repository_rows([repository])[0], repository.updated_at)
 
 
+@declare("The papers a repository implements", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def repository_papers(request: HttpRequest, owner: str, name: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -359,6 +417,7 @@ def repository_papers(request: HttpRequest, owner: str, name: str) -> Payload:
     return Payload(paper_page(request, papers, page))
 
 
+@declare("The samples run from a repository", response=SAMPLE_PAGE, query=SampleQuery)
 @endpoint
 def repository_samples(request: HttpRequest, owner: str, name: str) -> Payload:
     """The samples run from this repository, over every paper that links it."""
@@ -393,6 +452,7 @@ class AuthorQuery(PageForm):
     full_name = Text()
 
 
+@declare("Authors", response=page(ref("Author")), query=AuthorQuery)
 @endpoint
 def author_list(request: HttpRequest) -> Payload:
     params = parameters(request, AuthorQuery)
@@ -405,6 +465,7 @@ def author_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, authors.count(), map(shapes.author, rows)))
 
 
+@declare("An author", response=ref("Author"), query=NoParameters)
 @endpoint
 def author_detail(request: HttpRequest, author_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -412,6 +473,7 @@ def author_detail(request: HttpRequest, author_id: str) -> Payload:
     return Payload(shapes.author(author), author.updated_at)
 
 
+@declare("An author's papers, newest first", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def author_papers(request: HttpRequest, author_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -455,6 +517,7 @@ def conference_proceedings(conference_id: str) -> list[str]:
     return found
 
 
+@declare("Conferences", response=page(ref("Conference")), query=ConferenceQuery)
 @endpoint
 def conference_list(request: HttpRequest) -> Payload:
     params = parameters(request, ConferenceQuery)
@@ -467,6 +530,7 @@ def conference_list(request: HttpRequest) -> Payload:
     return Payload(page_of(request, page, len(rows), page.slice(rows)))
 
 
+@declare("A conference", response=ref("Conference"), query=NoParameters)
 @endpoint
 def conference_detail(request: HttpRequest, conference_id: str) -> Payload:
     parameters(request, NoParameters)
@@ -476,6 +540,7 @@ def conference_detail(request: HttpRequest, conference_id: str) -> Payload:
     return Payload(shapes.conference(name))
 
 
+@declare("A conference's proceedings", response=page(ref("Proceeding")), query=PageForm)
 @endpoint
 def proceeding_list(request: HttpRequest, conference_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -495,12 +560,14 @@ def proceeding_texts(conference_id: str, proceeding_id: str) -> list[str]:
     return texts
 
 
+@declare("A proceeding", response=ref("Proceeding"), query=NoParameters)
 @endpoint
 def proceeding_detail(request: HttpRequest, conference_id: str, proceeding_id: str) -> Payload:
     parameters(request, NoParameters)
     return Payload(shapes.proceeding(proceeding_texts(conference_id, proceeding_id)[0]))
 
 
+@declare("A proceeding's papers", response=page(ref("Paper")), query=PageForm)
 @endpoint
 def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
@@ -511,6 +578,7 @@ def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: s
 # --- the rest -------------------------------------------------------------------------------
 
 
+@not_served("a write of the original API; this API answers it with a 405")
 @csrf_exempt
 def read_only(request: HttpRequest, *args, **kwargs):
     """Write-only endpoints of the original API (evaluation-synchronize): its writes are
