@@ -18,8 +18,13 @@ ROOT = register(
             "resources": array(
                 {
                     "type": "object",
-                    "properties": {"name": STRING, "url": STRING, "summary": STRING},
-                    "required": ["name", "url", "summary"],
+                    "properties": {
+                        "name": STRING,
+                        "url": STRING,
+                        "summary": STRING,
+                        "methods": array(STRING),
+                    },
+                    "required": ["name", "url", "summary", "methods"],
                 }
             ),
             "schema": URL,
@@ -30,6 +35,12 @@ ROOT = register(
         "required": ["resources", "schema", "docs", "mcp", "licence"],
     },
 )
+
+
+def summary(operations: dict) -> str:
+    """A route's summary: its read's, or for a write-only route its first write's."""
+    operation = operations.get("get") or operations[min(operations)]
+    return operation.summary
 
 
 @declare("Every resource of the API with its URL", response=ROOT, query=NoParameters)
@@ -43,10 +54,11 @@ def root(request: HttpRequest) -> Payload:
         {
             "name": route.name,
             "url": site + route.path,  # {placeholders} kept as they are
-            "summary": route.view.openapi["get"].summary,
+            "summary": summary(route.view.openapi),
+            "methods": sorted(method.upper() for method in route.view.openapi),
         }
         for route in openapi.routes()
-        if getattr(route.view, "openapi", None) and "get" in route.view.openapi
+        if getattr(route.view, "openapi", None)
     ]
     return Payload(
         {

@@ -142,7 +142,8 @@ class Operation:
     summary: str
     response: dict[str, Any]
     query: type[forms.Form] | None = None
-    body: type[forms.Form] | None = None
+    # The form validating the JSON body, or the body's JSON Schema where no form does.
+    body: type[forms.Form] | dict[str, Any] | None = None
     auth: str | None = None
     status: int = 200
     description: str = ""
@@ -159,7 +160,7 @@ def declare(
     response: dict[str, Any],
     method: str = "get",
     query: type[forms.Form] | None = None,
-    body: type[forms.Form] | None = None,
+    body: type[forms.Form] | dict[str, Any] | None = None,
     auth: str | None = None,
     status: int = 200,
     partial: bool = False,
@@ -383,7 +384,9 @@ def operation_object(operation: Operation, route: Route, method: str) -> dict[st
             "required": True,
             "content": {
                 "application/json": {
-                    "schema": body_schema(operation.body, partial=operation.partial)
+                    "schema": operation.body
+                    if isinstance(operation.body, dict)
+                    else body_schema(operation.body, partial=operation.partial)
                 }
             },
         }

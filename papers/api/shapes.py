@@ -49,6 +49,14 @@ def link(url: str | None) -> str | None:
 _PROCEEDING = re.compile(r"^(?P<name>.*?)\s+(?P<year>\d{4})(?:\s+(?P<month>\d{1,2}))?$")
 
 
+# Where a record's values come from (provenance() below), in the shapes that carry it.
+PROVENANCE = {
+    "source": {**STRING, "enum": ["archive", "contributed", "edited"]},
+    "contributed_by": nullable(STRING),
+    "contributed_at": {**nullable(STRING), "format": "date-time"},
+}
+
+
 @component(
     "Execution",
     {
@@ -107,6 +115,7 @@ def provenance(record) -> dict[str, Any]:
         "conference_url_pdf": nullable(STRING),
         "proceeding": nullable(STRING),
         "execution": {"anyOf": [{"$ref": "#/components/schemas/Execution"}, {"type": "null"}]},
+        **PROVENANCE,
     },
 )
 def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
@@ -139,7 +148,9 @@ def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
         "stars": {**INTEGER, "description": "0 where the archive does not know it."},
         "framework": STRING,
         "is_official": nullable(BOOLEAN),
+        **PROVENANCE,
     },
+    optional=tuple(PROVENANCE),  # a code link just added says where it came from
 )
 def repository(
     r: Repository, framework: str, *, is_official: bool | None = None
@@ -160,14 +171,20 @@ def author(a: Author) -> dict[str, Any]:
     return {"id": a.slug, "full_name": a.name}
 
 
-@component("Task", {"id": STRING, "name": STRING, "description": STRING})
+@component("Task", {"id": STRING, "name": STRING, "description": STRING, **PROVENANCE})
 def task(t: Task) -> dict[str, Any]:
     return {"id": t.slug, "name": t.name, "description": t.description, **provenance(t)}
 
 
 @component(
     "Dataset",
-    {"id": STRING, "name": STRING, "full_name": nullable(STRING), "url": nullable(URL)},
+    {
+        "id": STRING,
+        "name": STRING,
+        "full_name": nullable(STRING),
+        "url": nullable(URL),
+        **PROVENANCE,
+    },
 )
 def dataset(d: Dataset) -> dict[str, Any]:
     return {
@@ -206,7 +223,8 @@ def method(m: Method, paper_slug: str | None) -> dict[str, Any]:
         "task": STRING,
         "dataset": STRING,
         "description": STRING,
-        "mirror_url": {"type": "null"},
+        "mirror_url": nullable(STRING),
+        **PROVENANCE,
     },
     description="An evaluation table: a leaderboard, one task on one dataset.",
 )
@@ -246,8 +264,9 @@ def metric(m: LeaderboardMetric, metric_id: str) -> dict[str, Any]:
         "paper": nullable(STRING),
         "best_metric": nullable(STRING),
         "evaluated_on": nullable(STRING),
-        "external_source_url": {"type": "null"},
+        "external_source_url": nullable(STRING),
         "execution": {"anyOf": [{"$ref": "#/components/schemas/Execution"}, {"type": "null"}]},
+        **PROVENANCE,
     },
 )
 def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> dict[str, Any]:

@@ -41,6 +41,8 @@ class Url(Text):
 class Flag(forms.Field):
     """A JSON boolean (true/false), nothing else."""
 
+    json_schema = {"type": "boolean"}
+
     def clean(self, value):
         if value is None:
             if self.required:
@@ -53,6 +55,8 @@ class Flag(forms.Field):
 
 class Day(Text):
     """YYYY-MM-DD."""
+
+    json_schema = {"type": "string", "format": "date"}
 
     def __init__(self, **kwargs):
         super().__init__(max_length=32, **kwargs)
@@ -71,6 +75,12 @@ class Day(Text):
 class Metrics(forms.Field):
     """{metric name: value}: names are text, values numbers or text (as the archive
     gives them: "91.2", "91.2%", 91.2)."""
+
+    json_schema = {
+        "type": "object",
+        "maxProperties": 100,
+        "additionalProperties": {"type": ["number", "string", "null"], "maxLength": 100},
+    }
 
     def clean(self, value):
         if value is None:
@@ -97,6 +107,12 @@ class Listed(forms.Field):
     def __init__(self, form: type[forms.Form], *, max_items: int, **kwargs):
         super().__init__(required=False, **kwargs)
         self.form, self.max_items = form, max_items
+
+    @property
+    def json_schema(self) -> dict:
+        from papers.api.openapi import array, body_schema
+
+        return {**array(body_schema(self.form)), "maxItems": self.max_items}
 
     def clean(self, value):
         if value is None:

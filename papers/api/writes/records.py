@@ -18,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from codewithpapers.cache import bump_content_version
 from codewithpapers.http import json_error, json_response
 from codewithpapers.sessions import api_token
+from papers.api.openapi import INTEGER, STRING, array, declare, register
 from papers.api.writes.views import Refused
 from papers.archive.importer import import_files
 from papers.contributions import limits
@@ -28,8 +29,38 @@ from papers.models.contributions import Via
 MAX_RECORDS = 1000
 
 
+PUSHED = register(
+    "RecordsPushed",
+    {
+        "type": "object",
+        "properties": {
+            "status": INTEGER,
+            "records": INTEGER,
+            "rejected": INTEGER,
+            "counts": {"type": "object", "description": "Records written, by kind and outcome."},
+            "errors": {**array(STRING), "description": "A line per rejected record."},
+        },
+    },
+)
+
+
+@declare(
+    "Push execution records (the seed record's shape)",
+    response=PUSHED,
+    method="post",
+    body={
+        "oneOf": [
+            {"type": "object", "description": "One paper's record, as the archive gives it."},
+            {"type": "array", "items": {"type": "object"}, "maxItems": MAX_RECORDS},
+        ]
+    },
+    auth="token",
+)
 @csrf_exempt
 def records(request: HttpRequest) -> HttpResponse:
+    """Execution records, idempotent per paper and sample; trusted contributors and staff.
+    A record the importer rejects is a line in `errors`; if every one is rejected the
+    answer is a 400."""
     if request.method != "POST":
         response = json_error(405, f"{request.method} is not allowed: this path takes POST")
         response["Allow"] = "POST"

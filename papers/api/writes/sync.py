@@ -9,6 +9,7 @@ import hashlib
 from django.db.models import Max
 
 from papers.api import shapes
+from papers.api.openapi import BOOLEAN, COMPONENTS, STRING, array, nullable, register
 from papers.api.writes.operations import (
     Invalid,
     Outcome,
@@ -21,6 +22,40 @@ from papers.api.writes.operations import (
 from papers.contributions.revisions import Actor, record, snapshot
 from papers.identifiers import parse_arxiv
 from papers.models import Leaderboard, LeaderboardMetric, LeaderboardRow, Paper, Revision
+
+# What a synchronize answers (the client's EvaluationTableSyncResponse): the table, then
+# its metrics and results as the call gave them.
+register(
+    "EvaluationSync",
+    {
+        "type": "object",
+        "properties": {
+            **COMPONENTS["Evaluation"]["properties"],
+            "external_id": STRING,
+            "metrics": array(
+                {
+                    "type": "object",
+                    "properties": {"name": STRING, "description": STRING, "is_loss": BOOLEAN},
+                }
+            ),
+            "results": array(
+                {
+                    "type": "object",
+                    "properties": {
+                        "id": STRING,
+                        "metrics": {"type": "object"},
+                        "methodology": STRING,
+                        "paper": nullable(STRING),
+                        "uses_additional_data": BOOLEAN,
+                        "external_id": STRING,
+                        "evaluated_on": {**nullable(STRING), "format": "date"},
+                        "external_source_url": nullable(STRING),
+                    },
+                }
+            ),
+        },
+    },
+)
 
 
 def sync_key(result: dict) -> str:

@@ -30,6 +30,7 @@ from codewithpapers.cache import bump_content_version
 from codewithpapers.http import json_error, json_response
 from codewithpapers.sessions import api_token
 from papers.api import shapes
+from papers.api.openapi import INTEGER, STRING, component, declare, nullable, ref
 from papers.api.writes.fields import FORMS, UPDATES, validate
 from papers.api.writes.operations import (
     Conflict,
@@ -140,6 +141,18 @@ def propose(token: ApiToken, operation: str, target: dict, data: dict) -> HttpRe
     return json_response(proposal_shape(proposal), status=202)
 
 
+@component(
+    "Proposal",
+    {
+        "id": INTEGER,
+        "status": {**STRING, "enum": ["pending", "approved", "rejected"]},
+        "operation": STRING,
+        "target": {"type": "object"},
+        "created_at": {**STRING, "format": "date-time"},
+        "reason": nullable(STRING),
+    },
+    description="A contributor's write, kept for review; staff approve or reject it.",
+)
 def proposal_shape(proposal: Proposal) -> dict:
     return {
         "id": proposal.pk,
@@ -196,6 +209,53 @@ def write(request: HttpRequest, operation: str, target: dict) -> HttpResponse:
         return json_error(409, "the write clashes with a record that exists")
 
 
+# What each write answers, for the schema (papers.api.openapi): its summary and the
+# component its live answer is (None: a delete, 204 without a body).
+ANSWERS: dict[str, tuple[str, str | None]] = {
+    "task_add": ("Add a task", "Task"),
+    "task_update": ("Change a task", "Task"),
+    "task_delete": ("Delete a task", None),
+    "dataset_add": ("Add a dataset", "Dataset"),
+    "dataset_update": ("Change a dataset", "Dataset"),
+    "dataset_delete": ("Delete a dataset", None),
+    "evaluation_create": ("Add an evaluation table (a leaderboard)", "Evaluation"),
+    "evaluation_update": ("Change an evaluation table", "Evaluation"),
+    "evaluation_delete": ("Delete an evaluation table", None),
+    "evaluation_metric_add": ("Add a metric to an evaluation table", "Metric"),
+    "evaluation_metric_update": ("Change a metric", "Metric"),
+    "evaluation_metric_delete": ("Delete a metric", None),
+    "evaluation_result_add": ("Add a result to an evaluation table", "Result"),
+    "evaluation_result_update": ("Change a result", "Result"),
+    "evaluation_result_delete": ("Delete a result", None),
+    "evaluation_synchronize": (
+        "Create or update a whole evaluation table, its metrics and results",
+        "EvaluationSync",
+    ),
+    "paper_add": ("Add a paper", "Paper"),
+    "code_link_add": ("Add a code link to a paper", "Repository"),
+}
+
+
+def described(view, read, writes: dict[str, str]):
+    """`view` declares its read's operations and one operation per write method, so the
+    schema describes the writes from the forms that validate them."""
+    view.openapi = dict(getattr(read, "openapi", None) or {})
+    for method, operation in writes.items():
+        summary, answer_name = ANSWERS[operation]
+        live = 201 if operation.endswith(("_add", "_create")) else 200
+        declare(
+            summary,
+            response=ref(answer_name) if answer_name else None,
+            method=method,
+            body=FORMS[operation],
+            auth="token",
+            status=204 if answer_name is None else live,
+            partial=operation in UPDATES,
+            also={"202": ("Kept as a proposal (a contributor's token)", ref("Proposal"))},
+        )(view)
+    return view
+
+
 def methods(read, **writes):
     """One URL's view: GET/HEAD to `read`, each other method to its write operation."""
 
@@ -207,4 +267,8 @@ def methods(read, **writes):
         return write(request, operation, kwargs)
 
     view.writes = writes
-    return view
+    view.__doc__ = read.__doc__
+    if getattr(read, "openapi_not_served", None) is None:
+        return described(view, read, writes)
+    # A write-only route (its read answers 405): only its writes are described.
+    return described(view, lambda: None, writes)
