@@ -504,7 +504,7 @@ def test_home_and_samples_show_statuses_as_a_bar(client, make_paper):
         assert 'class="segment status-ran_honours"' in bar and "(50%)" in bar, url
 
 
-def test_a_big_leaderboard_pages_its_table_and_draws_its_other_points_as_dots(client, world):
+def test_a_big_leaderboard_pages_its_table_and_shades_its_other_results_by_density(client, world):
     LeaderboardRow.objects.bulk_create(
         LeaderboardRow(
             leaderboard=world.board,
@@ -521,7 +521,7 @@ def test_a_big_leaderboard_pages_its_table_and_draws_its_other_points_as_dots(cl
     board = "/sota/image-classification-on-imagenet"
     first = client.get(board).content.decode()
     assert "Rows 1\u2013100 of 253." in first and 'rel="next"' in first
-    assert '<path class="dots"' in first and "record-link" in first
+    assert '<g class="density"' in first and "shade-1" in first and "record-link" in first
     last = client.get(board, {"page": 3}).content.decode()
     assert "Rows 201\u2013253 of 253." in last and re.search(r"<td[^>]*>Big-0</td>", last)
     assert client.get(board, {"page": 9}).status_code == 200  # past the end: the last page
