@@ -70,22 +70,24 @@ def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "papers/area.html", context)
 
 
-def _index(request: HttpRequest, model, **extra) -> HttpResponse:
+def _index(request: HttpRequest, model, *where, collection=None, **extra) -> HttpResponse:
+    """A catalogue of tasks, datasets or methods (those matching `where`, or in
+    `collection`), filtered by name, sorted and paged."""
     data, error = valid(CatalogueForm, request)
     if error:
         return error
     filters = {}
-    collection = None
-    if model is Method and data["collection"]:
+    if model is Method and data["collection"] and collection is None:
         collection = Collection.objects.filter(slug=data["collection"]).first()
         if collection is None:
             raise Http404("No such collection")
+    if collection is not None:
         filters["collections"] = collection
     sort = data["sort"] or "name"
     if model is Method and sort == "benchmarks":
         sort = "name"
     page = taxonomy.catalogue_page(
-        model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, **filters
+        model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, *where, **filters
     )
     context = {
         "page": page,
@@ -131,11 +133,54 @@ def method_index(request: HttpRequest) -> HttpResponse:
         request,
         Method,
         heading="Methods",
-        blurb="Every method in the archive (architectures, layers, losses, optimisers…), "
-        "with the papers using it; by collection below.",
+        blurb=METHODS_BLURB,
         has_benchmarks=False,
         dump_counts=True,
         groups=taxonomy.collection_groups(),
+    )
+
+
+METHODS_BLURB = (
+    "Every method in the archive (architectures, layers, losses, optimisers…), with the "
+    "papers using it; by area and collection below."
+)
+
+
+@reads(CatalogueForm)
+@require_safe
+def method_area(request: HttpRequest, slug: str) -> HttpResponse:
+    """/methods/area/<area>: the area's collections, then every method in any of them."""
+    group = taxonomy.method_area(slug)
+    if group is None:
+        raise Http404("No such area of methods")
+    return _index(
+        request,
+        Method,
+        taxonomy.area_methods(group),
+        heading=f"Methods: {group.area}",
+        blurb=f"The methods of {group.area}, by collection, with the papers using them.",
+        has_benchmarks=False,
+        dump_counts=True,
+        method_area=group,
+    )
+
+
+@reads(CatalogueForm)
+@require_safe
+def method_category(request: HttpRequest, slug: str) -> HttpResponse:
+    """/methods/category/<collection>: the methods of one collection."""
+    collection = get_object_or_404(Collection, slug=slug)
+    area = taxonomy.CollectionGroup(collection.area or taxonomy.OTHER_AREA, [])
+    return _index(
+        request,
+        Method,
+        collection=collection,
+        heading="Methods",
+        blurb=collection.description
+        or f"The methods of the {collection.name} collection, with the papers using them.",
+        has_benchmarks=False,
+        dump_counts=True,
+        collection_area=area,
     )
 
 

@@ -278,7 +278,7 @@ def test_index_pages_are_paged_with_counts(client, world):
 def test_methods_index_groups_methods_by_collection(client, world):
     Method.objects.create(slug="adam", name="Adam")
     body = client.get("/methods").content.decode()
-    assert 'href="/methods?collection=cnns">CNNs</a>' in body
+    assert 'href="/methods/category/cnns">CNNs</a>' in body
     chosen = client.get("/methods", {"collection": "cnns"}).content.decode()
     assert "ResNet" in chosen and ">Adam<" not in chosen
 
@@ -458,7 +458,7 @@ def test_method_page_charts_its_use_over_time(client, world):
     chart = body[body.index('id="usage"') :]
     assert 'href="/search?method=resnet&amp;year_from=2016&amp;year_to=2016"' in chart
     assert "<title>2016: 1 paper</title>" in chart
-    assert 'href="/methods?collection=cnns">CNNs</a>' in body
+    assert 'href="/methods/category/cnns">CNNs</a>' in body
 
 
 def test_dataset_page_has_its_benchmarks_and_papers(client, world):
