@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,8 +15,8 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
-from papers import charts, conferences, markup, outlinks, querysets, taxonomy
-from papers.forms import CatalogueForm, PaperPageForm, VenueIndexForm
+from papers import charts, conferences, dataset_filters, markup, outlinks, querysets, taxonomy
+from papers.forms import CatalogueForm, DatasetIndexForm, PaperPageForm, VenueIndexForm
 from papers.leaderboards.ranks import benchmarks
 from papers.models import Collection, Dataset, Method, PaperDataset, PaperMethod, PaperTask, Task
 from papers.templatetags.papers_tags import status_items
@@ -113,12 +114,20 @@ def task_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-@reads(CatalogueForm)
+@reads(DatasetIndexForm)
 @require_safe
 def dataset_index(request: HttpRequest) -> HttpResponse:
+    data, error = valid(DatasetIndexForm, request)
+    if error:
+        return error
+    kept, facets = dataset_filters.apply({key: data[key] for key in dataset_filters.FILTERS})
+    where = [] if kept is None else [Q(id__in=sorted(kept))]
     return _index(
         request,
         Dataset,
+        *where,
+        facets=dataset_filters.with_links(facets, request.GET),
+        filtered=kept is not None,
         heading="Datasets",
         blurb="Every dataset in the archive, with the papers using it and its benchmarks.",
         has_benchmarks=True,

@@ -91,3 +91,99 @@ def test_collections_with_no_area_are_under_other(client, world):
     Method.objects.create(slug="trick", name="Trick").collections.add(loose)
     body = client.get("/methods/area/other").content.decode()
     assert 'href="/method/trick"' in body and 'href="/method/resnet"' not in body
+
+
+# --- datasets by modality, task and language ---------------------------------------------------
+
+
+@pytest.fixture
+def datasets(world):
+    from papers.models import Dataset
+
+    world.imagenet.modalities = ["Images"]
+    world.imagenet.languages = ["English"]
+    world.imagenet.save(update_fields=["modalities", "languages"])
+    world.imagenet.tasks.add(world.task)
+    cloud = Dataset.objects.create(
+        slug="kitti", name="KITTI", modalities=["Point cloud", "Images"]
+    )
+    cloud.tasks.add(world.task)
+    Dataset.objects.create(slug="wmt", name="WMT", modalities=["Texts"], languages=["German"])
+    return world
+
+
+def test_datasets_filter_by_papers_with_codes_parameters(client, datasets):
+    body = client.get("/datasets", {"mod": "images"}).content.decode()
+    assert "ImageNet" in body and "KITTI" in body and ">WMT<" not in body
+    body = client.get("/datasets", {"mod": "point-cloud", "task": "image-classification"})
+    body = body.content.decode()
+    assert "KITTI" in body and ">ImageNet<" not in body
+    body = client.get("/datasets", {"lang": "English"}).content.decode()
+    assert "ImageNet" in body and "KITTI" not in body
+
+
+def test_dataset_filters_count_what_each_value_keeps(client, datasets):
+    body = client.get("/datasets").content.decode()
+    assert re.search(r'href="\?mod=images">Images <span class="n">2</span>', body)
+    assert re.search(r'href="\?mod=texts">Texts <span class="n">1</span>', body)
+    assert re.search(
+        r'href="\?task=image-classification">Image Classification <span class="n">2<', body
+    )
+    # with a modality chosen, the languages count within it
+    body = client.get("/datasets", {"mod": "images"}).content.decode()
+    assert re.search(
+        r'href="\?mod=images&amp;lang=english">English <span class="n">1</span>', body
+    )
+    assert "German" not in body
+    assert 'aria-current="true" title="Remove this filter"' in body
+
+
+def test_an_unknown_dataset_filter_value_says_so_and_keeps_nothing(client, datasets):
+    response = client.get("/datasets", {"mod": "smells"})
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "No dataset has the modality “smells”" in body and "Nothing matches." in body
+
+
+def test_dataset_filters_run_the_same_queries_however_many_values(client, datasets):
+    from papers.models import Dataset
+
+    with CaptureQueriesContext(connection) as few:
+        assert client.get("/datasets", {"mod": "images"}).status_code == 200
+    for i in range(40):
+        Dataset.objects.create(slug=f"d{i}", name=f"D {i}", modalities=[f"M{i}", "Images"],
+                               languages=[f"L{i}"])  # fmt: skip
+    with CaptureQueriesContext(connection) as many:
+        assert client.get("/datasets", {"mod": "images"}).status_code == 200
+    assert len(many) == len(few)
+
+
+def test_a_dataset_page_lists_benchmarks_papers_loaders_and_variants(client, world):
+    world.imagenet.variants = ["ImageNet-1k", "ImageNet (val)"]
+    world.imagenet.extra = {
+        "data_loaders": [
+            {"url": "https://huggingface.co/datasets/imagenet-1k",
+             "repo": "https://github.com/huggingface/datasets", "frameworks": ["pytorch", "jax"]},
+            {"url": "https://huggingface.co/datasets/imagenet-1k", "repo": "", "frameworks": []},
+            {"url": "javascript:alert(1)", "frameworks": "tf"},
+            "junk",
+        ]
+    }  # fmt: skip
+    world.imagenet.save(update_fields=["variants", "extra"])
+    body = client.get("/dataset/imagenet").content.decode()
+    assert "<h2>Benchmarks</h2>" in body and "image-classification-on-imagenet" in body
+    assert 'id="papers">Papers using it' in body and 'href="/paper/paper-0"' in body
+    assert body.count('href="https://huggingface.co/datasets/imagenet-1k"') == 1
+    assert '<span class="badge">pytorch</span>' in body
+    assert 'href="javascript:' not in body
+    assert "<h2>Variants</h2>" in body and "ImageNet (val)" in body
+
+
+@pytest.mark.parametrize("url", ["/task/lonely", "/method/lonely", "/dataset/lonely"])
+def test_a_record_with_no_papers_says_so_once(client, world, url):
+    from papers.models import Dataset, Method, Task
+
+    model = {"task": Task, "method": Method, "dataset": Dataset}[url.split("/")[1]]
+    model.objects.create(slug="lonely", name="Lonely")
+    body = client.get(url).content.decode()
+    assert body.count("No papers") == 1
