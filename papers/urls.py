@@ -27,6 +27,10 @@ urlpatterns = [
     path("methods/area/<str:slug>", browse.method_area, name="method-area"),
     path("methods/category/<str:slug>", browse.method_category, name="method-category"),
     path("task/<str:slug>", browse.task_detail, name="task"),
+    path(
+        "task/<str:slug>/codeless", browse.task_detail, {"view": "codeless"}, name="task-codeless"
+    ),
+    path("task/<str:slug>/latest", browse.task_detail, {"view": "latest"}, name="task-latest"),
     path("method/<str:slug>", browse.method_detail, name="method"),
     path("dataset/<str:slug>", browse.dataset_detail, name="dataset"),
     path("conferences", browse.conference_index, name="conferences"),

@@ -193,21 +193,53 @@ def method_category(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+# A task's lists of papers, at Papers with Code's addresses: (URL suffix, heading, the
+# words after "N papers" in the list's count).
+TASK_VIEWS = {
+    "code": ("", "Papers with code", "with code"),
+    "codeless": ("codeless", "Papers without code", "without code"),
+    "latest": ("latest", "Newest papers", "in all, newest first"),
+}
+
+
 @reads(PaperPageForm)
 @require_safe
-def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def task_detail(request: HttpRequest, slug: str, view: str = "code") -> HttpResponse:
+    """A task: its subtasks, benchmarks and one of its lists of papers (with code, the
+    default; without code, /codeless; every paper, newest first, /latest)."""
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
     links = PaperTask.objects.filter(task=task)
-    papers = querysets.linked_papers(links, task.code_paper_count).with_code()
-    search = {"task": task.slug, "has_code": 1}
-    context, error = paper_list(request, papers, search, task.code_paper_count)
+    papers = querysets.linked_papers(links, task.paper_count)
+    if view == "code":
+        papers, total = papers.with_code(), task.code_paper_count
+    elif view == "codeless":
+        papers = papers.filter(code_link_count=0)
+        total = max(0, task.paper_count - task.code_paper_count)
+    else:
+        total = task.paper_count
+    search = {"task": task.slug, **({"has_code": 1} if view == "code" else {})}
+    context, error = paper_list(request, papers, search, total)
     if error:
         return error
+    tabs = [
+        (key, heading, reverse(f"papers:task-{key}" if key != "code" else "papers:task",
+                               kwargs={"slug": task.slug}), count)
+        for (key, (_, heading, _)), count in zip(
+            TASK_VIEWS.items(),
+            (task.code_paper_count, max(0, task.paper_count - task.code_paper_count),
+             task.paper_count),
+            strict=True,
+        )
+    ]  # fmt: skip
     return render(
         request,
         "papers/task.html",
         {
             "task": task,
+            "view": view,
+            "views": tabs,
+            "view_heading": TASK_VIEWS[view][1],
+            "papers_kind": TASK_VIEWS[view][2],
             "execution": execution_line(task, "task"),
             "tree": taxonomy.subtask_tree(task),
             "benchmarks": benchmarks(task.leaderboards.all()),

@@ -24,6 +24,9 @@ def world():
 PAGES = [
     "/methods/area/computer-vision",
     "/methods/category/cnns",
+    "/datasets?mod=images",
+    "/task/image-classification/codeless",
+    "/task/image-classification/latest",
 ]
 
 
@@ -187,3 +190,39 @@ def test_a_record_with_no_papers_says_so_once(client, world, url):
     model.objects.create(slug="lonely", name="Lonely")
     body = client.get(url).content.decode()
     assert body.count("No papers") == 1
+
+
+# --- a task's lists of papers ------------------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(world):
+    """The task's three papers with code, and two without (one the newest)."""
+    from papers.kept import refresh_all
+    from papers.kept.papers import refresh_counts
+    from papers.models import Paper, PaperTask
+
+    for slug, published in (("bare-old", "2012-01-01"), ("bare-new", "2024-06-01")):
+        paper = Paper.objects.create(slug=slug, title=slug.title(), published=published)
+        PaperTask.objects.create(paper=paper, task=world.task)
+    refresh_counts(Paper.objects.values_list("id", flat=True))
+    refresh_all()
+    return world
+
+
+def test_a_task_lists_its_papers_with_code_without_code_and_newest(client, mixed):
+    code = client.get("/task/image-classification").content.decode()
+    assert "Papers with code" in code and "bare-new" not in code and "/paper/paper-0" in code
+    assert "3 papers with code" in code
+    codeless = client.get("/task/image-classification/codeless").content.decode()
+    assert "Papers without code" in codeless and "2 papers without code" in codeless
+    assert "/paper/bare-new" in codeless and "/paper/paper-0" not in codeless
+    latest = client.get("/task/image-classification/latest").content.decode()
+    assert "5 papers in all, newest first" in latest
+    latest = latest[latest.index('id="papers"') :]  # the list, not the benchmarks above
+    assert latest.index("/paper/bare-new") < latest.index("/paper/paper-2")
+    assert latest.index("/paper/paper-2") < latest.index("/paper/bare-old")
+    for body in (code, codeless, latest):  # each view links the others, the current marked
+        assert 'href="/task/image-classification/codeless#papers"' in body
+        assert body.count('aria-current="page"') == 1
+    assert client.get("/task/nothing/latest").status_code == 404
