@@ -8,6 +8,7 @@ app_name = "papers"
 urlpatterns = [
     path("", pages.home, name="home"),
     path("about", pages.about, name="about"),
+    path("trends", pages.trends, name="trends"),
     path("search", search.search, name="search"),
     path("search/names/<str:field>", search.search_names, name="search-names"),
     path("paper/<str:slug>.json", papers.paper_json, name="paper-json"),

@@ -1,4 +1,5 @@
 from papers.models.base import Record
+from papers.models.facts import KeptFact
 from papers.models.leaderboards import (
     Leaderboard,
     LeaderboardExecution,
@@ -38,7 +39,7 @@ from papers.models.venues import Venue
 # What the site works out from the records and keeps for the pages (papers.kept: the facts
 # of each board, the venues): neither staff's nor an archive's data (no admin, no natural
 # keys, never exported).
-KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
+KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue, KeptFact)
 
 __all__ = [
     "KEPT_FACTS",
@@ -47,6 +48,7 @@ __all__ = [
     "CodeLink",
     "Collection",
     "Dataset",
+    "KeptFact",
     "Leaderboard",
     "LeaderboardExecution",
     "LeaderboardMetric",

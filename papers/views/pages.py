@@ -1,4 +1,4 @@
-"""The home page and /about."""
+"""The home page, /about and /trends."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from django.views.decorators.http import require_safe
 
 from codewithpapers.cache import by_version
 from codewithpapers.middleware import reads
+from papers import charts
+from papers.kept import trends as kept_trends
 from papers.models import Paper, Repository, Sample
 from papers.search import index as search_index
 from papers.vocabularies import (
@@ -63,4 +65,18 @@ def about(request: HttpRequest) -> HttpResponse:
             "statuses": [(s, s.label, STATUS_EXPLANATIONS[s]) for s in SampleStatus],
             "repo_kinds": [(k, k.label, REPO_KIND_EXPLANATIONS[k]) for k in RepoKind],
         },
+    )
+
+
+@reads()
+@require_safe
+def trends(request: HttpRequest) -> HttpResponse:
+    """Each framework's share of the new code links a quarter (papers.kept.trends keeps
+    them: one query)."""
+    data = kept_trends.kept()
+    chart = charts.share_chart(data["quarters"], data["links"]) if data else None
+    return render(
+        request,
+        "papers/trends.html",
+        {"chart": chart, "kept": data is not None, "min_links": kept_trends.MIN_LINKS},
     )

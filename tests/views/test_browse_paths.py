@@ -226,3 +226,60 @@ def test_a_task_lists_its_papers_with_code_without_code_and_newest(client, mixed
         assert 'href="/task/image-classification/codeless#papers"' in body
         assert body.count('aria-current="page"') == 1
     assert client.get("/task/nothing/latest").status_code == 404
+
+
+# --- /trends -----------------------------------------------------------------------------------
+
+
+def _links(quarter_dates: dict[str, dict[str, int]]) -> None:
+    """Papers dated on each date with that many code links per framework."""
+    from papers.models import CodeLink, Paper, Repository
+
+    n = Paper.objects.count()
+    for date, frameworks in quarter_dates.items():
+        for framework, count in frameworks.items():
+            for _ in range(count):
+                n += 1
+                paper = Paper.objects.create(slug=f"t-{n}", title=f"T {n}", published=date)
+                repo = Repository.objects.create(url=f"https://github.com/t/r{n}")
+                CodeLink.objects.create(paper=paper, repository=repo, framework=framework)
+
+
+def test_trends_give_each_frameworks_share_of_new_code_links_a_quarter(client, db):
+    from papers.kept import trends
+
+    _links({
+        "2019-02-01": {"tf": 15, "pytorch": 5},
+        "2021-08-01": {"tf": 5, "pytorch": 14, "none": 1, "": 0},
+        "2021-09-01": {"jax": 2},
+        "2022-01-01": {"pytorch": 3},  # too few links: left out
+    })  # fmt: skip
+    trends.refresh_trends()
+    data = trends.kept()
+    assert data["quarters"] == ["2019 Q1", "2021 Q3"]
+    assert data["frameworks"] == ["pytorch", "tf", "jax", "unspecified"]
+    assert data["links"]["pytorch"] == [5, 14] and data["links"]["unspecified"] == [0, 1]
+    body = client.get("/trends").content.decode()
+    assert 'role="img"' in body and "<desc" in body and "<table" in body
+    row = '<th scope="row" class="key">2021 Q3</th><td class="num">22</td>'
+    assert row + '<td class="num">63.6%</td><td class="num">22.7%</td>' in body
+    assert "pytorch 64%" in body
+
+
+def test_trends_say_when_they_have_not_been_worked_out(client, db):
+    body = client.get("/trends").content.decode()
+    assert "refresh_browse_counts" in body
+
+
+def test_trends_page_runs_one_query_however_many_quarters(client, db):
+    from papers.kept import trends
+
+    _links({"2019-02-01": {"tf": 20}})
+    trends.refresh_trends()
+    with CaptureQueriesContext(connection) as few:
+        client.get("/trends")
+    _links({f"{y}-0{q}-01": {"tf": 10, "jax": 10} for y in range(2010, 2015) for q in (1, 4, 7)})
+    trends.refresh_trends()
+    with CaptureQueriesContext(connection) as many:
+        client.get("/trends")
+    assert len(many) == len(few)
