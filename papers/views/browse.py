@@ -19,6 +19,7 @@ from papers import charts, conferences, dataset_filters, markup, outlinks, query
 from papers.forms import CatalogueForm, DatasetIndexForm, PaperPageForm, VenueIndexForm
 from papers.leaderboards.ranks import benchmarks
 from papers.models import Collection, Dataset, Method, PaperDataset, PaperMethod, PaperTask, Task
+from papers.paging import Page, clamped
 from papers.templatetags.papers_tags import status_items
 from papers.views.common import HtmxHttpRequest, paper_list, search_url, valid, wants_fragment
 
@@ -61,13 +62,23 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@reads()
+AREA_PAGE = 60  # task cards an area's page shows at a time
+
+
+@reads(PaperPageForm)
 @require_safe
 def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """An area's tasks, most benchmarked first, a page of cards at a time (computer
+    vision has a thousand)."""
+    data, error = valid(PaperPageForm, request)
+    if error:
+        return error
     area = taxonomy.area(slug)
     if area is None:
         raise Http404("No such area")
-    context = {"area": area, "claims": taxonomy.task_claims([area])}
+    window = clamped(data["page"] or 1, len(area.tasks), AREA_PAGE)
+    page = Page(window.slice(area.tasks), len(area.tasks), window.number, AREA_PAGE)
+    context = {"area": area, "page": page, "claims": taxonomy.task_claims([area])}
     return render(request, "papers/area.html", context)
 
 

@@ -283,3 +283,27 @@ def test_trends_page_runs_one_query_however_many_quarters(client, db):
     with CaptureQueriesContext(connection) as many:
         client.get("/trends")
     assert len(many) == len(few)
+
+
+# --- area pages --------------------------------------------------------------------------------
+
+
+def test_an_area_with_many_tasks_pages_its_cards(client, world):
+    from papers.models import Task
+
+    Task.objects.bulk_create(
+        Task(slug=f"vision-{i:03d}", name=f"Vision {i:03d}", categories=["Computer Vision"])
+        for i in range(130)
+    )
+    first = client.get("/area/computer-vision").content.decode()
+    assert first.count('<li><a href="/task/') == 60
+    assert "1\u201360 of 132" in first and 'rel="next"' in first
+    last = client.get("/area/computer-vision", {"page": 3}).content.decode()
+    assert last.count('<li><a href="/task/') == 12 and "121\u2013132 of 132" in last
+    assert client.get("/area/computer-vision", {"page": 99}).status_code == 200
+    assert client.get("/area/computer-vision", {"page": "x"}).status_code == 400
+    with CaptureQueriesContext(connection) as one:
+        client.get("/area/computer-vision")
+    with CaptureQueriesContext(connection) as three:
+        client.get("/area/computer-vision", {"page": 3})
+    assert len(one) == len(three)
