@@ -9,7 +9,7 @@ from django.views.decorators.http import require_safe
 
 from codewithpapers.cache import by_version
 from codewithpapers.middleware import reads
-from papers import charts
+from papers import charts, taxonomy
 from papers.kept import trends as kept_trends
 from papers.models import Paper, Repository, Sample
 from papers.search import index as search_index
@@ -21,12 +21,7 @@ from papers.vocabularies import (
     SampleStatus,
 )
 
-PAGE_LIST = 50  # the latest papers on the home page
-
-
-def _paper_list(queryset):
-    """Papers for a list, with their first authors, in a constant number of queries."""
-    return queryset.visible().with_authors()[:PAGE_LIST]
+HOME_LIST = 8  # papers in each of the home page's discovery lists
 
 
 def _archive_counts() -> dict:
@@ -41,16 +36,51 @@ def _archive_counts() -> dict:
     }
 
 
+def _discovery() -> dict:
+    """What the home page leads with, kept per content version: the most implemented
+    papers of the newest year that has a list of them (ids: the papers are read per
+    request), and the areas of the state of the art with their task counts."""
+    year = None
+    newest = Paper.objects.latest().values_list("published", flat=True).first()
+    implemented: list[int] = []
+    for candidate in range(newest.year, newest.year - 3, -1) if newest else []:
+        found = list(
+            Paper.objects.visible()
+            .with_code()
+            .filter(published__year=candidate, date_uncertain=False)
+            .order_by("-code_link_count", "-id")
+            .values_list("id", flat=True)[:HOME_LIST]
+        )
+        if len(found) == HOME_LIST or candidate == newest.year - 2:
+            year, implemented = candidate, found
+            break
+    areas = [
+        {"name": a.name, "slug": a.slug, "tasks": a.task_count, "benchmarks": a.benchmark_count}
+        for a in taxonomy.areas(keep=0)
+    ]
+    return {"implemented_year": year, "implemented_ids": implemented, "areas": areas}
+
+
 @reads()
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
+    """Discovery first (search, the newest papers with code, the most implemented papers
+    of the year, the areas of the state of the art), then the execution summary."""
+    discovery = by_version("home-discovery", _discovery)
+    ids = discovery["implemented_ids"]
+    implemented = sorted(
+        Paper.objects.filter(id__in=ids).visible().with_authors(),
+        key=lambda paper: ids.index(paper.id),
+    )
     return render(
         request,
         "papers/home.html",
         {
             **by_version("home-counts", _archive_counts),
+            **discovery,
             "status_claim": STATUS_CLAIM,
-            "latest": _paper_list(Paper.objects.latest()),
+            "newest_with_code": Paper.objects.latest().with_code().with_authors()[:HOME_LIST],
+            "implemented": implemented,
         },
     )
 
