@@ -38,11 +38,11 @@ def _archive_counts() -> dict:
 
 def _discovery() -> dict:
     """What the home page leads with, kept per content version: the most implemented
-    papers of the newest year that has a list of them (ids: the papers are read per
-    request), and the areas of the state of the art with their task counts."""
-    year = None
-    newest = Paper.objects.latest().values_list("published", flat=True).first()
-    implemented: list[int] = []
+    papers of the newest year with code that has a full list of them (else of the
+    newest such year), as ids (the papers are read per request), and the areas of the
+    state of the art with their task counts."""
+    newest = Paper.objects.latest().with_code().values_list("published", flat=True).first()
+    year, implemented = None, []
     for candidate in range(newest.year, newest.year - 3, -1) if newest else []:
         found = list(
             Paper.objects.visible()
@@ -51,8 +51,9 @@ def _discovery() -> dict:
             .order_by("-code_link_count", "-id")
             .values_list("id", flat=True)[:HOME_LIST]
         )
-        if len(found) == HOME_LIST or candidate == newest.year - 2:
+        if year is None or len(found) == HOME_LIST:
             year, implemented = candidate, found
+        if len(found) == HOME_LIST:
             break
     areas = [
         {"name": a.name, "slug": a.slug, "tasks": a.task_count, "benchmarks": a.benchmark_count}

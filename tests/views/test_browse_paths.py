@@ -307,3 +307,39 @@ def test_an_area_with_many_tasks_pages_its_cards(client, world):
     with CaptureQueriesContext(connection) as three:
         client.get("/area/computer-vision", {"page": 3})
     assert len(one) == len(three)
+
+
+# --- the home page and the report's words ------------------------------------------------------
+
+
+def test_the_home_page_leads_with_discovery_then_the_execution_summary(client, world):
+    from papers.models import Paper
+
+    Paper.objects.create(slug="no-code-newest", title="No Code Newest", published="2024-01-01")
+    body = client.get("/").content.decode()
+    order = ["home-q", "Newest papers with code", "Most implemented papers of",
+             "State of the art", "Does the code run?"]  # fmt: skip
+    positions = [body.index(text) for text in order]
+    assert positions == sorted(positions)
+    newest = body[body.index("Newest papers with code") : body.index("Most implemented")]
+    assert "/paper/paper-2" in newest and "no-code-newest" not in newest
+    assert 'href="/area/computer-vision"' in body
+
+
+def test_statuses_show_labels_with_their_code_in_an_abbr_and_terms_link_the_glossary(
+    client, world
+):
+    from tests.kept.test_execution_facts import give_report
+
+    give_report(world.papers[0], ["ran_draft_wrong", "ran"])
+    samples = client.get("/samples").content.decode()
+    assert 'Ran, drafted contract wrong <abbr class="code"' in samples
+    assert 'href="/about#status-ran_draft_wrong"' in samples
+    assert 'href="/about#term-contract-check"' in samples
+    paper = client.get("/paper/paper-0/samples").content.decode()
+    assert 'href="/about#term-tier">Metamorphic tier</a>' in paper
+    assert 'href="/about#term-level">Verification level</a>' in paper
+    about = client.get("/about").content.decode()
+    for anchor in ("term-status", "term-tier", "term-level", "term-contract-check",
+                   "status-ran_draft_wrong"):  # fmt: skip
+        assert f'id="{anchor}"' in about
