@@ -38,23 +38,21 @@ def _archive_counts() -> dict:
 
 def _discovery() -> dict:
     """What the home page leads with, kept per content version: the most implemented
-    papers of the newest year with code that has a full list of them (else of the
-    newest such year), as ids (the papers are read per request), and the areas of the
-    state of the art with their task counts."""
+    papers of the year of the newest paper with code, as ids (the papers are read per
+    request), and the areas of the state of the art with their task counts."""
     newest = Paper.objects.latest().with_code().values_list("published", flat=True).first()
-    year, implemented = None, []
-    for candidate in range(newest.year, newest.year - 3, -1) if newest else []:
-        found = list(
+    year = newest.year if newest else None
+    implemented = (
+        list(
             Paper.objects.visible()
             .with_code()
-            .filter(published__year=candidate, date_uncertain=False)
+            .filter(published__year=year, date_uncertain=False)
             .order_by("-code_link_count", "-id")
             .values_list("id", flat=True)[:HOME_LIST]
         )
-        if year is None or len(found) == HOME_LIST:
-            year, implemented = candidate, found
-        if len(found) == HOME_LIST:
-            break
+        if year
+        else []
+    )
     areas = [
         {"name": a.name, "slug": a.slug, "tasks": a.task_count, "benchmarks": a.benchmark_count}
         for a in taxonomy.areas(keep=0)
