@@ -251,9 +251,7 @@ def browse_urls() -> dict[str, str]:
     return {
         "home page": "/",
         f"big area page, first 60 of {big_area.task_count} tasks": big_area_url(big_area.slug),
-        f"methods of the biggest area ({method_area.area})": (
-            f"/methods/area/{method_area.slug}"
-        ),
+        f"methods of the biggest area ({method_area.area})": (f"/methods/area/{method_area.slug}"),
         f"biggest method category ({collection.method_count} methods)": (
             f"/methods/category/{collection.slug}"
         ),
