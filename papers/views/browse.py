@@ -228,7 +228,10 @@ def task_detail(request: HttpRequest, slug: str, view: str = "code") -> HttpResp
         total = max(0, task.paper_count - task.code_paper_count)
     else:
         total = task.paper_count
-    search = {"task": task.slug, **({"has_code": 1} if view == "code" else {})}
+    # The search can keep a task's papers with code, or all of them; not those without.
+    search = {"code": {"task": task.slug, "has_code": 1}, "codeless": {}}.get(
+        view, {"task": task.slug}
+    )
     context, error = paper_list(request, papers, search, total)
     if error:
         return error
