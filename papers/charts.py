@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from papers.chart_labels import _line_boxes, _overlaps, _place_labels  # noqa: F401
+
 # The viewBox of the line and bar charts, and their plot area inside it.
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 20, 40
@@ -429,100 +431,6 @@ def _plot(
     return points, records, cells
 
 
-def _line_boxes(records: list[Point], right: float) -> list[tuple[float, float, float, float]]:
-    """The boxes (x0, y0, x1, y1) of the best-so-far line's segments, a little thickened:
-    flat from each record to the next, then a step to it; flat to the right edge."""
-    boxes = []
-    for point, following in zip(records, [*records[1:], None], strict=True):
-        end = following.x if following is not None else right
-        boxes.append((point.x, point.y - 3, end, point.y + 3))
-        if following is not None:
-            low, high = sorted((point.y, following.y))
-            boxes.append((end - 3, low, end + 3, high))
-    return boxes
-
-
-def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-class _Boxes:
-    """Boxes (x0, y0, x1, y1) indexed by the 40-unit columns they span: whether a box
-    overlaps any of them asks only those in its columns (a chart may hold two thousand
-    density cells, and every request labels its records)."""
-
-    SPAN = 40
-
-    def __init__(self, boxes=()):
-        self.columns: dict[int, list[tuple[float, float, float, float]]] = {}
-        for box in boxes:
-            self.add(box)
-
-    def _span(self, box) -> range:
-        return range(int(box[0] // self.SPAN), int(box[2] // self.SPAN) + 1)
-
-    def add(self, box) -> None:
-        for column in self._span(box):
-            self.columns.setdefault(column, []).append(box)
-
-    def hit(self, box) -> bool:
-        return any(
-            _overlaps(box, other)
-            for column in self._span(box)
-            for other in self.columns.get(column, ())
-        )
-
-
-# Where a record's label may go, tried in turn: (anchor, dx, dy of the baseline).
-_LABEL_SPOTS = [
-    ("end", -9, -9), ("start", 9, -9), ("end", -9, 19), ("start", 9, 19),
-    ("end", -9, -27), ("start", 9, -27), ("end", -9, 37), ("start", 9, 37),
-]  # fmt: skip
-
-
-def _place_labels(
-    records: list[Point],
-    obstacles: list[tuple[float, float, float, float]],
-    left: float,
-    right: float,
-    top: float,
-    bottom: float | None = None,
-) -> None:
-    """Label records with their model names, newest first, each in the first spot beside
-    its point where the label's box (estimated from the text's length) stays inside the
-    plot and covers neither the line, nor a point, nor a label already placed; a record
-    with no such spot goes unlabelled, but the current best is always labelled."""
-    bottom = bottom if bottom is not None else top + 10_000
-    taken = _Boxes(obstacles)
-    for index, point in enumerate(reversed(records)):
-        point.label = ""
-        text = _cut(point.result.label or point.result.value_text)
-        if not text:
-            continue
-        width = len(text) * LABEL_CHAR_WIDTH
-        spots = []  # (free, anchor, x, y, box) of each spot inside the plot
-        for anchor, dx, dy in _LABEL_SPOTS:
-            x, y = point.x + dx, point.y + dy
-            start, end = (x - width, x) if anchor == "end" else (x, x + width)
-            box = (start, y - LABEL_HEIGHT + 4, end, y + 4)
-            if start < left or end > right + RIGHT or box[1] < top - 12 or box[3] > bottom:
-                continue
-            free = not taken.hit(box)
-            spots.append((free, anchor, x, y, box))
-            if free:
-                break
-        chosen = next((spot for spot in spots if spot[0]), None)
-        if chosen is None and index == 0:  # the current best: its first spot inside
-            chosen = spots[0] if spots else (False, "end", point.x - 9, point.y - 9, None)
-        if chosen is None:
-            continue
-        _, anchor, x, y, box = chosen
-        point.label = text
-        point.label_x, point.label_y, point.label_anchor = x, y, anchor
-        if box is not None:
-            taken.add(box)
-
-
 # --- papers a year ----------------------------------------------------------------------------
 
 
@@ -641,81 +549,3 @@ def share_bar(counts: dict[str, int]) -> ShareBar | None:
         bar.segments.append(Segment(key, n, n / total, round(x, 2), round(width, 2)))
         x += width
     return bar
-
-
-# --- shares over time -------------------------------------------------------------------------
-
-
-@dataclass
-class ShareSeries:
-    name: str
-    index: int  # its colour and dash (series-<index>)
-    path: str
-    points: list[tuple[float, float]]
-    shares: list[float]  # 0..100, one a period
-    label_y: float = 0.0
-    last: float = 0.0  # its share in the last period
-
-
-@dataclass
-class ShareChart:
-    periods: list[str]
-    totals: list[int]
-    series: list[ShareSeries]
-    x_ticks: list[Tick]
-    y_ticks: list[Tick]
-    width: int = PROGRESS_WIDTH
-    height: int = 360
-    left: int = 56
-    right: int = PROGRESS_WIDTH - 150
-    top: int = TOP
-    bottom: int = 360 - BOTTOM
-
-    @property
-    def rows(self) -> list[tuple[str, int, list[float]]]:
-        """(period, total, each series' share) of each period, for the chart's table."""
-        return [
-            (period, total, [s.shares[i] for s in self.series])
-            for i, (period, total) in enumerate(zip(self.periods, self.totals, strict=True))
-        ]
-
-
-def share_chart(periods: list[str], counts: dict[str, list[int]]) -> ShareChart | None:
-    """Each series' share of each period's total, as lines (0 to 100%), labelled at their
-    right ends (pushed apart so that no two labels overlap); None without a period."""
-    if not periods:
-        return None
-    totals = [sum(values[i] for values in counts.values()) for i in range(len(periods))]
-    chart = ShareChart(periods=periods, totals=totals, series=[], x_ticks=[], y_ticks=[])
-    span = max(1, len(periods) - 1)
-    plot_width = chart.right - chart.left
-    plot_height = chart.bottom - chart.top
-
-    def x_of(i: int) -> float:
-        return round(chart.left + plot_width * i / span, 1)
-
-    def y_of(share: float) -> float:
-        return round(chart.bottom - plot_height * share / 100, 1)
-
-    for index, (name, values) in enumerate(counts.items()):
-        shares = [round(100 * n / t, 1) if t else 0.0 for n, t in zip(values, totals, strict=True)]
-        points = [(x_of(i), y_of(share)) for i, share in enumerate(shares)]
-        path = "M" + "L".join(f"{x},{y}" for x, y in points)
-        chart.series.append(ShareSeries(name, index, path, points, shares, last=shares[-1]))
-    # Labels at the right end, in the order of their lines, at least a line apart.
-    placed = sorted(chart.series, key=lambda s: s.points[-1][1])
-    previous = chart.top - LABEL_HEIGHT
-    for series in placed:
-        series.label_y = max(series.points[-1][1] + 4, previous + LABEL_HEIGHT)
-        previous = series.label_y
-    overflow = previous - (chart.bottom + 4)
-    if overflow > 0:  # pushed below the plot: move them all up, keeping their gaps
-        for series in placed:
-            series.label_y -= overflow
-    chart.y_ticks = [Tick(y_of(v), f"{v}%") for v in (0, 25, 50, 75, 100)]
-    years = {}
-    for i, period in enumerate(periods):
-        years.setdefault(period.split()[0], i)
-    step = max(1, math.ceil(len(years) / 10))
-    chart.x_ticks = [Tick(x_of(i), year) for year, i in list(years.items())[::step]]
-    return chart

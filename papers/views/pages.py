@@ -9,7 +9,7 @@ from django.views.decorators.http import require_safe
 
 from codewithpapers.cache import by_version
 from codewithpapers.middleware import reads
-from papers import charts, taxonomy
+from papers import share_chart, taxonomy
 from papers.kept import trends as kept_trends
 from papers.models import Paper, Repository, Sample
 from papers.search import index as search_index
@@ -103,7 +103,7 @@ def trends(request: HttpRequest) -> HttpResponse:
     """Each framework's share of the new code links a quarter (papers.kept.trends keeps
     them: one query)."""
     data = kept_trends.kept()
-    chart = charts.share_chart(data["quarters"], data["links"]) if data else None
+    chart = share_chart.share_chart(data["quarters"], data["links"]) if data else None
     return render(
         request,
         "papers/trends.html",
