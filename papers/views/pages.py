@@ -103,7 +103,9 @@ def trends(request: HttpRequest) -> HttpResponse:
     """Each framework's share of the new code links a quarter (papers.kept.trends keeps
     them: one query)."""
     data = kept_trends.kept()
-    chart = share_chart.share_chart(data["quarters"], data["links"]) if data else None
+    # In the kept order (PostgreSQL's jsonb keeps no key order).
+    series = {name: data["links"][name] for name in data["frameworks"]} if data else {}
+    chart = share_chart.share_chart(data["quarters"], series) if data else None
     return render(
         request,
         "papers/trends.html",
