@@ -3,6 +3,7 @@
     python bench/api.py                                  # both engines, the shared databases
     python bench/api.py --engines sqlite --requests 100
     python bench/api.py --no-export                      # latencies only
+    python bench/api.py --writes [options of bench/api_writes.py]   # the write API
 
 For each engine, in one process per engine (read-only: nothing is written to the
 databases): p50/p95 of
@@ -200,6 +201,11 @@ def load() -> str:
 
 
 def main() -> None:
+    if "--writes" in sys.argv:  # the write API: bench/api_writes.py (it writes: use copies)
+        import api_writes
+
+        api_writes.main([a for a in sys.argv[1:] if a != "--writes"])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default="sqlite,postgres")
     parser.add_argument("--sqlite-url", default=DEFAULTS["sqlite"])

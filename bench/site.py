@@ -41,7 +41,23 @@ times:
                   filter counts, unfiltered and ?mod= the commonest modality; the big
                   task's /codeless and /latest; /trends
 
-`--cases browse` (or search, paper, task; comma-separated) runs only those kinds.
+and the long tail (long_tail_urls), in the same kinds and against the same goals:
+
+  phrase of common words   /search?q="neural network" (both words in half the archive)
+  pasted title             a random paper's title, whole; and with one word changed
+  question, stop words     nine words of a question; a query mostly of stop words
+  common word + filter     learning with a year range, and with the biggest task
+  filters alone            has_report=1, a status no sample has, the author with the
+                           most papers, the repository with the most links
+  API field filters        /api/v1/papers/?title=learning, ?title=<no match>,
+                           ?abstract=network
+  browse                   /samples?status=ran; the biggest author page
+
+and the pasted titles' quality: success@1 of 200 random titles searched whole, and how
+many are in the top 3 with one word changed.
+
+`--cases browse` (or search, paper, task; comma-separated) runs only those kinds;
+`--only <text>` only the cases whose name holds it (with --naive-requests 0).
 
 and, in the same run, the naive baseline on the same data: each word `icontains` in the
 title, abstract or authors, an exact count, newest first, 20 rows rendered with the same
@@ -106,6 +122,12 @@ MID_WORDS = 10  # cycled through --requests
 COMMON = "learning"
 PHRASE = '"state of the art"'
 THREE_WORDS = "graph neural network"
+# The long tail: what people type besides single words.
+COMMON_PHRASE = '"neural network"'  # both words in half the archive, the phrase in ~1%
+QUESTION = "how can we learn robust representations for image segmentation"
+STOP_WORDS_QUERY = "what is the state of the art in learning on the graph"
+YEARS = {"year_from": 2018, "year_to": 2019}
+TITLES = 200  # titles pasted for the quality figures
 _TITLE_WORD = re.compile(r"[a-z]{5,}")
 
 
@@ -215,6 +237,96 @@ def big_area_url(slug: str) -> str:
     return f"/area/{slug}"
 
 
+def long_tail_urls(rng: random.Random, requests: int) -> list[tuple[str, str, list[str]]]:
+    """(kind, name, urls) of the long tail: phrases of common words, pasted titles
+    (whole, and with one word changed), questions, stop words, filters with and without
+    words, the API's field filters, the samples list and the biggest author page."""
+    from django.db.models import Count
+
+    from papers.models import Author, Paper, Repository, Task
+
+    top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
+    ids = rng.sample(range(1, top + 1), requests * 3)
+    titles = list(
+        Paper.objects.filter(id__in=ids, hidden=False).values_list("title", flat=True)[:requests]
+    )
+    author = Author.objects.annotate(n=Count("authorships")).order_by("-n", "id").first()
+    repository = Repository.objects.annotate(n=Count("code_links")).order_by("-n", "id").first()
+    task = Task.objects.order_by("-paper_count", "id").first()
+
+    def search(**params) -> str:
+        return "/search?" + urlencode(params)
+
+    def api(**params) -> str:
+        return "/api/v1/papers/?" + urlencode(params)
+
+    same = lambda url: [url] * requests  # noqa: E731
+    return [
+        ("search", f"phrase of common words ({COMMON_PHRASE})", same(search(q=COMMON_PHRASE))),
+        ("search", "pasted title", [search(q=t) for t in titles]),
+        ("search", "pasted title, one word changed", [search(q=changed(t, rng)) for t in titles]),
+        ("search", "question of nine words", same(search(q=QUESTION))),
+        ("search", "mostly stop words", same(search(q=STOP_WORDS_QUERY))),
+        ("search", f"{COMMON} + years 2018-2019", same(search(q=COMMON, **YEARS))),
+        ("search", f"{COMMON} + biggest task", same(search(q=COMMON, task=task.slug))),
+        ("search", "has report alone", same(search(has_report=1))),
+        ("search", "status no sample has", same(search(status="never_seen"))),
+        (
+            "search",
+            f"author filter ({author.n} papers)",
+            same(search(author=author.slug)),
+        ),
+        ("search", "repository filter", same(search(repository=repository.url))),
+        ("search", f"API title={COMMON}", same(api(title=COMMON))),
+        ("search", "API title=<no match>", same(api(title="zqxjvw"))),
+        ("search", "API abstract=network", same(api(abstract="network"))),
+        ("browse", "samples by a common status (ran)", same("/samples?status=ran")),
+        (
+            "browse",
+            f"author page ({author.n} papers)",
+            same(author.get_absolute_url()),
+        ),
+    ]
+
+
+def changed(title: str, rng: random.Random) -> str:
+    """The title with one of its longer words replaced by a word no title has."""
+    words = title.split()
+    longer = [i for i, w in enumerate(words) if len(w) > 3 and w.isalpha()] or [0]
+    words[rng.choice(longer)] = rng.choice(["banana", "orchestra", "velvet", "tundra"])
+    return " ".join(words)
+
+
+def title_quality(rng: random.Random) -> dict:
+    """success@1 of TITLES random titles pasted whole, and the share found in the top 3
+    with one word changed, through the site's search (papers.search.search)."""
+    from papers import search as fulltext
+    from papers.models import Paper
+
+    top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
+    rows = list(
+        Paper.objects.filter(
+            id__in=rng.sample(range(1, top + 1), TITLES * 2), hidden=False
+        ).values_list("id", "title")[:TITLES]
+    )
+    base = Paper.objects.visible()
+    same_title: dict[str, set[int]] = {}
+    for pk, title in Paper.objects.filter(title__in=[t for _, t in rows]).values_list(
+        "id", "title"
+    ):
+        same_title.setdefault(title, set()).add(pk)
+    first = sum(
+        bool(ids := fulltext.search(title, base, limit=1).ids) and ids[0] in same_title[title]
+        for _, title in rows
+    )
+    top3 = sum(pk in fulltext.search(changed(title, rng), base, limit=3).ids for pk, title in rows)
+    return {
+        "titles": len(rows),
+        "success_at_1": first / len(rows),
+        "changed_top3": top3 / len(rows),
+    }
+
+
 def browse_urls() -> dict[str, str]:
     """The browse pages measured: the home page, /sota and the biggest area, task (its
     papers with code, without code and newest), leaderboard (whole, and filtered to the
@@ -300,7 +412,9 @@ def board_baseline(boards: dict[str, str], measure, requests: int) -> list[dict]
     return found
 
 
-def engine_main(requests: int, naive_requests: int, seed: int, kinds: set[str]) -> None:
+def engine_main(
+    requests: int, naive_requests: int, seed: int, kinds: set[str], only: str = ""
+) -> None:
     """Runs in a child process with DATABASE_URL set; prints one JSON line of results."""
     import django
 
@@ -316,8 +430,8 @@ def engine_main(requests: int, naive_requests: int, seed: int, kinds: set[str]) 
     rng = random.Random(seed)
     started = time.perf_counter()
     searching = "search" in kinds
-    rare = title_words(requests, *RARE, rng) if searching else []
-    mid = title_words(MID_WORDS, *MID, rng) if searching else []
+    rare = title_words(requests, *RARE, rng) if searching and not only else []
+    mid = title_words(MID_WORDS, *MID, rng) if searching and not only else []
     picked_in = time.perf_counter() - started
     print(f"  words picked in {picked_in:.1f} s", file=sys.stderr, flush=True)
     top = Paper.objects.order_by("-id").values_list("id", flat=True).first()
@@ -349,36 +463,41 @@ def engine_main(requests: int, naive_requests: int, seed: int, kinds: set[str]) 
     def same(url: str, n: int = requests) -> list[str]:
         return [url] * n
 
-    cases = [
-        ("search", "rare word", [search_url(q=w) for w, _ in rare]),
-        (
-            "search",
-            "mid word (facets counted)",
-            [search_url(q=mid[i % len(mid)][0]) for i in range(requests)] if mid else [],
-        ),
-        ("search", f"common word ({COMMON})", same(search_url(q=COMMON))),
-        ("search", f"phrase ({PHRASE})", same(search_url(q=PHRASE))),
-        ("search", f"three words ({THREE_WORDS})", same(search_url(q=THREE_WORDS))),
-        (
-            "search",
-            f"two filters ({COMMON}, has code, PyTorch)",
-            same(search_url(q=COMMON, has_code=1, framework="pytorch")),
-        ),
-        ("search", "filter only (has code)", same(search_url(has_code=1))),
-        ("search", f"deep page 50 ({COMMON})", same(search_url(q=COMMON, page=50))),
-        ("paper", "paper page", [f"/paper/{s}" for s in slugs]),
-        ("task", "task page with leaderboards", [f"/task/{s}" for s in tasks]),
-    ]
+    cases = (
+        []
+        if only
+        else [
+            ("search", "rare word", [search_url(q=w) for w, _ in rare]),
+            (
+                "search",
+                "mid word (facets counted)",
+                [search_url(q=mid[i % len(mid)][0]) for i in range(requests)] if mid else [],
+            ),
+            ("search", f"common word ({COMMON})", same(search_url(q=COMMON))),
+            ("search", f"phrase ({PHRASE})", same(search_url(q=PHRASE))),
+            ("search", f"three words ({THREE_WORDS})", same(search_url(q=THREE_WORDS))),
+            (
+                "search",
+                f"two filters ({COMMON}, has code, PyTorch)",
+                same(search_url(q=COMMON, has_code=1, framework="pytorch")),
+            ),
+            ("search", "filter only (has code)", same(search_url(has_code=1))),
+            ("search", f"deep page 50 ({COMMON})", same(search_url(q=COMMON, page=50))),
+            ("paper", "paper page", [f"/paper/{s}" for s in slugs]),
+            ("task", "task page with leaderboards", [f"/task/{s}" for s in tasks]),
+        ]
+    )
     if "browse" in kinds:
         cases += [("browse", name, same(url)) for name, url in browse_urls().items()]
-    cases = [case for case in cases if case[0] in kinds]
+    cases += long_tail_urls(rng, requests)
+    cases = [case for case in cases if case[0] in kinds and (not only or only in case[1])]
     # How many papers each search matches, as the page says it ("10,000+" past the cap).
     searches = (
         {
             "rare word": f"{min(n for _, n in rare)} to {max(n for _, n in rare)}",
             "mid word (facets counted)": f"{min(n for _, n in mid)} to {max(n for _, n in mid)}",
         }
-        if searching
+        if rare and mid
         else {}
     )
     results = []
@@ -391,7 +510,8 @@ def engine_main(requests: int, naive_requests: int, seed: int, kinds: set[str]) 
         times = timed_cpu(get, urls, backend)
         p50, p95 = percentiles(times.wall)
         cpu50, cpu95 = percentiles(times.cpu)
-        matches = searches.get(name) or (matches_of(urls[0]) if kind == "search" else "")
+        searched = urls[0].startswith("/search?")
+        matches = searches.get(name) or (matches_of(urls[0]) if searched else "")
         results.append(
             {
                 "kind": kind,
@@ -413,6 +533,9 @@ def engine_main(requests: int, naive_requests: int, seed: int, kinds: set[str]) 
             flush=True,
         )
 
+    quality = title_quality(rng) if searching else None
+    if quality:
+        print(f"  titles: {quality}", file=sys.stderr, flush=True)
     factory = RequestFactory()
     naive = []
     for name, words in (
@@ -459,6 +582,7 @@ def engine_main(requests: int, naive_requests: int, seed: int, kinds: set[str]) 
                 "mid_words": mid,
                 "cases": results,
                 "naive": naive,
+                "titles": quality,
             }
         ),
         flush=True,
@@ -543,13 +667,14 @@ def main() -> None:
         help="run against a PostgreSQL server whose memory or planner settings are not "
         "the defaults (without it the benchmark refuses: the goals hold at defaults)",
     )
+    parser.add_argument("--only", default="", help="only the cases whose name holds this")
     parser.add_argument("--engine-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     kinds = set(args.cases.split(","))
     if unknown := kinds - set(GOALS):
         parser.error(f"unknown --cases {', '.join(sorted(unknown))}")
     if args.engine_child:
-        engine_main(args.requests, args.naive_requests, args.seed, kinds)
+        engine_main(args.requests, args.naive_requests, args.seed, kinds, args.only)
         return
 
     engines = args.engines.split(",")
@@ -594,7 +719,7 @@ def main() -> None:
         print(f"{engine}: {args.requests} requests per case, load {load()} …", flush=True)
         command = [PYTHON, __file__, "--engine-child", engine]
         command += ["--requests", str(args.requests), "--naive-requests", str(args.naive_requests)]
-        command += ["--seed", str(args.seed), "--cases", args.cases]
+        command += ["--seed", str(args.seed), "--cases", args.cases, "--only", args.only]
         # The child's stdout carries the request log (part of the page as served) and
         # the RESULT line; its progress goes to stderr, straight to the terminal.
         child = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
@@ -644,6 +769,13 @@ def main() -> None:
                 f"| {engine} | {case['name']} | {case['n']} | {case['p50']:.1f} "
                 f"| {case['p95']:.1f} | {case['cpu_p50']:.1f} / {case['cpu_p95']:.1f} "
                 f"| {site['p50']:.1f} / {site['p95']:.1f} | {ratio:.0f}x |"
+            )
+    for engine, result in runs:
+        if quality := result.get("titles"):
+            print(
+                f"{engine}: {quality['titles']} pasted titles: success@1 "
+                f"{quality['success_at_1']:.3f} (goal >= 0.95); one word changed, in the "
+                f"top 3: {quality['changed_top3']:.3f}"
             )
     print()
     print("Against the goals:")

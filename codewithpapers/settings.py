@@ -252,6 +252,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 1_048_576, minimum=10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 DATA_UPLOAD_MAX_NUMBER_FILES = 10
+# The write API: a JSON body's size (a 20,000-row evaluation_synchronize fits), and the
+# writes one token may make per minute (0: no limit).
+API_WRITE_MAX_BYTES = env_int("API_WRITE_MAX_BYTES", 8_388_608, minimum=1024)
+API_WRITES_PER_MINUTE = env_int("API_WRITES_PER_MINUTE", 120, minimum=0)
 
 # --- Caching ------------------------------------------------------------------------
 # Anonymous GET pages (and the API) are cached whole by codewithpapers.middleware.
@@ -323,3 +327,14 @@ SEARCH_INDEX_DEFERRED = "papers.search.index.deferred"
 # connection while it writes (papers.archive.engines.postgresql.vectors); false leaves
 # them to the trigger in the writer's.
 IMPORT_SIDE_INDEX = env_bool("IMPORT_SIDE_INDEX", True)
+
+# --- arXiv harvests (manage.py harvest_arxiv; docs/import.md) ------------------------------
+# The endpoints; tests and mirrors point them elsewhere (--base-url overrides the one in use).
+ARXIV_OAI_URL = env_str("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai")
+ARXIV_API_URL = env_str("ARXIV_API_URL", "https://export.arxiv.org/api/query")
+# Seconds between two requests to arXiv (its terms ask for 3); 0 in tests.
+ARXIV_POLITE_DELAY_MS = env_int("ARXIV_POLITE_DELAY_MS", 3000, minimum=0)
+# OAI-PMH sets harvested when none is named.
+ARXIV_SETS = env_list("ARXIV_SETS", ["cs", "stat"])
+# /healthz reports the last harvest through this (named here, like SEARCH_INDEX_DEFERRED).
+ARXIV_LAST_HARVEST = "papers.arxiv.journal.last_harvest"

@@ -39,10 +39,11 @@ DATABASE_DOWN = (OperationalError, InterfaceError)
 RETRY_AFTER_S = 10
 
 
-def _probe(alias: str, *, search: bool = False) -> str | None:
+def _probe(alias: str, *, search: bool = False) -> tuple[str, dict | None] | None:
     """Open a fresh connection to `alias` and run SELECT 1 (a pooled connection could
     answer from a socket the server already dropped); with `search`, say whether the
-    full-text index is there ("ok") or deferred until an import builds it ("rebuilding")."""
+    full-text index is there ("ok") or deferred until an import builds it ("rebuilding"),
+    and what the last arXiv harvest did (its time and outcome, or None)."""
     connection = connections.create_connection(alias)
     try:
         with connection.cursor() as cursor:
@@ -50,7 +51,8 @@ def _probe(alias: str, *, search: bool = False) -> str | None:
             cursor.fetchone()
         if search:
             deferred = import_string(settings.SEARCH_INDEX_DEFERRED)
-            return "rebuilding" if deferred(connection) else "ok"
+            harvest = import_string(settings.ARXIV_LAST_HARVEST)(connection)
+            return ("rebuilding" if deferred(connection) else "ok"), harvest
         return None
     finally:
         connection.close()
@@ -75,18 +77,19 @@ def healthz(request: HttpRequest) -> HttpResponse:
     reported but leave the status "degraded" and the answer a 200. What the probes find
     also tells this process's router which replicas to use (codewithpapers.routers).
     `search` says whether the full-text index is being rebuilt (after a killed import, or
-    during a big one): the site works meanwhile, so that is still a 200."""
+    during a big one), `harvest` what the last arXiv harvest did: the site works
+    meanwhile, so either is still a 200."""
     started = time.perf_counter()
     deadline = started + settings.HEALTHZ_TIMEOUT_MS / 1000
     aliases = [PRIMARY, *replica_aliases()]
     futures = {alias: _probe_of(alias) for alias in aliases}
-    checks, search = {}, "unknown"
+    checks, search, harvest = {}, "unknown", None
     for alias, future in futures.items():
         try:
             state = future.result(timeout=max(0.0, deadline - time.perf_counter()))
             checks[alias] = "ok"
             if alias == PRIMARY:
-                search = state
+                search, harvest = state
         except FutureTimeout:
             checks[alias] = f"no answer within {settings.HEALTHZ_TIMEOUT_MS} ms"
         except Exception as exc:
@@ -101,6 +104,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
         "status": status,
         "databases": checks,
         "search": search,
+        # The last arXiv harvest (time and outcome): a failed one leaves the site serving.
+        "harvest": harvest,
         "ms": round((time.perf_counter() - started) * 1000, 1),
     }
     response = JsonResponse(body, status=200 if serving else 503)

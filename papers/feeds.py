@@ -12,6 +12,7 @@ import datetime as dt
 import re
 
 from django.contrib.syndication.views import Feed
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.text import Truncator
@@ -88,3 +89,26 @@ class TaskPapersFeed(LatestPapersFeed):
 
     def items(self, obj: Task):
         return Paper.objects.latest().filter(task_links__task=obj).only(*ITEM_FIELDS)[:FEED_ITEMS]
+
+
+class CategoryPapersFeed(LatestPapersFeed):
+    """/latest/<category>.atom: the newest papers arXiv lists in a category."""
+
+    def get_object(self, request, category: str) -> str:
+        from papers.forms import CATEGORY
+
+        if not CATEGORY.match(category):
+            raise Http404("Not an arXiv category")
+        return category
+
+    def title(self, obj: str) -> str:
+        return f"Latest papers in {obj} · Code with Papers"
+
+    def link(self, obj: str) -> str:
+        return f"/latest?category={obj}"
+
+    def subtitle(self, obj: str) -> str:
+        return f"The newest papers arXiv lists in {obj}, with their code."
+
+    def items(self, obj: str):
+        return Paper.objects.latest().in_category(obj).only(*ITEM_FIELDS)[:FEED_ITEMS]

@@ -7,6 +7,7 @@ never a 500 and never a silently different result.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 from django import forms
@@ -64,6 +65,21 @@ SORT_LABELS = {
 }
 
 
+# An arXiv category: "cs.CV", "stat.ML", "hep-th", "math.AG", "physics.comp-ph".
+CATEGORY = re.compile(r"^[a-z][a-z-]{0,15}(\.[A-Za-z][A-Za-z-]{0,15})?$")
+
+
+class CategoryField(forms.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(required=False, max_length=32, strip=True, **kwargs)
+
+    def clean(self, value):
+        value = super().clean(value)
+        if value and not CATEGORY.match(value):
+            raise forms.ValidationError("not an arXiv category (such as cs.CV or hep-th)")
+        return value
+
+
 class SearchForm(forms.Form):
     """The search page's parameters. Task, method and dataset are names or slugs in any
     case, the framework any case of one the code links name ("unspecified" for those
@@ -82,6 +98,7 @@ class SearchForm(forms.Form):
     dataset = _Text()
     author = _Text()  # an author's slug: "search within" an author page's papers
     repository = forms.CharField(required=False, max_length=500, strip=True)  # its URL
+    category = CategoryField()  # an arXiv category, primary or cross-listed
     year_from = forms.IntegerField(required=False, min_value=1000, max_value=2100)
     year_to = forms.IntegerField(required=False, min_value=1000, max_value=2100)
     sort = forms.ChoiceField(required=False, choices=[(s, SORT_LABELS[s]) for s in SORTS])
@@ -235,11 +252,12 @@ class VenueIndexForm(PaperPageForm):
 
 class BoardForm(forms.Form):
     """A leaderboard page: the metric ranking its rows (its id, the slug of its name) and
-    which rows it keeps: all, those whose paper's code has an execution report, or those
-    with a sample that ran."""
+    which rows it keeps: all, those whose paper's code has an execution report, those
+    with a sample that ran, or those as the archive gives them."""
 
     metric = _Text()
     rows = forms.ChoiceField(
-        required=False, choices=[("", "all"), ("report", "report"), ("ran", "ran")]
+        required=False,
+        choices=[("", "all"), ("report", "report"), ("ran", "ran"), ("archive", "archive")],
     )
     page = forms.IntegerField(required=False, min_value=1, max_value=100_000)

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from papers import feeds, sitemaps
-from papers.views import browse, leaderboards, pages, papers, search
+from papers.views import browse, history, leaderboards, new, pages, papers, search
 
 app_name = "papers"
 
@@ -12,11 +12,26 @@ urlpatterns = [
     path("search", search.search, name="search"),
     path("search/names/<str:field>", search.search_names, name="search-names"),
     path("paper/<str:slug>.json", papers.paper_json, name="paper-json"),
+    # An old-style arXiv id holds a slash (/paper/hep-th/9504118v2); new-style ones are
+    # led to their paper by paper_detail.
+    re_path(
+        r"^paper/(?P<arxiv>[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7})(?P<version>v\d+)?$",
+        new.paper_by_arxiv,
+        name="paper-arxiv",
+    ),
     # The page of a paper whose slug itself ends in ".json" (Paper.get_absolute_url).
     re_path(r"^paper/(?P<slug>[^/]+\.json)/$", papers.paper_detail, name="paper-dot-json"),
     path("paper/<str:slug>/samples", papers.paper_samples, name="paper-samples"),
+    # /paper/<slug>/history, /sota/<slug>/history, /task/…, /dataset/…, /method/…
+    re_path(
+        r"^(?P<kind>paper|sota|task|dataset|method)/(?P<slug>[^/]+)/history$",
+        history.record_history,
+        name="history",
+    ),
     path("paper/<str:slug>", papers.paper_detail, name="paper"),
     path("samples", papers.samples, name="samples"),
+    path("latest", new.latest, name="latest"),
+    path("greatest", new.greatest, name="greatest"),
     path("author/<str:slug>", papers.author_detail, name="author"),
     path("repo/<str:host>/<path:owner>/<str:name>", papers.repository_detail, name="repository"),
     path("sota", browse.sota, name="sota"),
@@ -38,6 +53,7 @@ urlpatterns = [
     path("conference/<str:slug>", browse.conference_detail, name="conference"),
     path("feeds/latest.atom", feeds.LatestPapersFeed(), name="feed-latest"),
     path("task/<str:slug>/feed.atom", feeds.TaskPapersFeed(), name="feed-task"),
+    path("latest/<str:category>.atom", feeds.CategoryPapersFeed(), name="feed-category"),
     path("sitemap.xml", sitemaps.index, name="sitemap-index"),
     path("sitemap-<str:section>.xml", sitemaps.section, name="sitemap-section"),
 ]

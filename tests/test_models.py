@@ -13,6 +13,8 @@ from django.db import IntegrityError, transaction
 
 from papers.kept.papers import refresh_counts
 from papers.models import (
+    CONTRIBUTIONS,
+    JOURNALS,
     KEPT_FACTS,
     Author,
     CodeLink,
@@ -24,7 +26,11 @@ from papers.models import (
     uncertain_date,
 )
 
-MODELS = [m for m in apps.get_app_config("papers").get_models() if m not in KEPT_FACTS]
+MODELS = [
+    m
+    for m in apps.get_app_config("papers").get_models()
+    if m not in (*KEPT_FACTS, *CONTRIBUTIONS, *JOURNALS)
+]
 
 pytestmark = pytest.mark.django_db
 

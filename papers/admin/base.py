@@ -10,10 +10,12 @@ from django.db import models
 from django.utils import timezone
 
 from papers import jsonsafe
+from papers.contributions import revisions
 from papers.kept.admin import KeptAdmin
 from papers.models import Paper, Record
+from papers.models.contributions import Via
 
-RECORD_READONLY = ("edited_at", "created_at", "updated_at")
+RECORD_READONLY = ("edited_at", "contributed_by", "contributed_at", "created_at", "updated_at")
 
 
 def stamp_edited(obj: Record, form, *, adding: bool) -> None:
@@ -47,9 +49,26 @@ JSON_AS_TYPED = {models.JSONField: {"decoder": jsonsafe.Decoder}}
 class CheckedInitialAdmin(admin.ModelAdmin):
     """The add form takes initial values from its query string (?task=3). Django hands
     them to the widgets as they are, and an autocomplete widget looking up `?task=:`
-    would raise a 500. Values a field cannot hold are dropped, as if they were not given."""
+    would raise a 500. Values a field cannot hold are dropped, as if they were not given.
+
+    Every save and delete is a revision (papers.contributions.revisions) by "admin
+    (<user>)": the fields it changed, or the rows a delete removed, which a revert puts
+    back."""
 
     formfield_overrides = JSON_AS_TYPED
+
+    def save_model(self, request, obj, form, change):
+        before = revisions.snapshot(revisions.fresh(obj)) if change else {}
+        super().save_model(request, obj, form, change)
+        revisions.record(obj, before, revisions.Actor(user=request.user, via=Via.ADMIN))
+
+    def delete_model(self, request, obj):
+        revisions.delete(obj, revisions.Actor(user=request.user, via=Via.ADMIN))
+
+    def delete_queryset(self, request, queryset):
+        actor = revisions.Actor(user=request.user, via=Via.ADMIN)
+        for obj in queryset:
+            revisions.delete(obj, actor)
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)

@@ -260,9 +260,30 @@ class PaperAdmin(KeptAdmin, RecordAdmin):
         ),
         (
             "Kept as given",
-            {"classes": ("collapse",), "fields": ("arxiv_metadata", "extracted_results", "extra")},
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    "arxiv_primary_category",
+                    "arxiv_categories",
+                    "arxiv_metadata",
+                    "extracted_results",
+                    "extra",
+                ),
+            },
         ),
-        ("Edits", {"fields": ("edited_in_admin", "edited_at", "created_at", "updated_at")}),
+        (
+            "Edits",
+            {
+                "fields": (
+                    "edited_in_admin",
+                    "edited_at",
+                    "contributed_by",
+                    "contributed_at",
+                    "created_at",
+                    "updated_at",
+                )
+            },
+        ),
     )
     readonly_fields = (
         "author_names",

@@ -2,8 +2,9 @@
 
 Every endpoint is a function `(request, **url_kwargs) -> Payload` wrapped in `@endpoint`,
 which answers:
-- 405 with a JSON body for anything but GET/HEAD (the API is read-only); CSRF does not
-  apply, since nothing is ever written;
+- 405 with a JSON body for anything but GET/HEAD (writes are routed to
+  papers.api.writes before they reach a read endpoint); CSRF does not apply: writes
+  authenticate with a token, never a cookie;
 - 400 naming the parameter when a query parameter is unknown or invalid (`BadParameter`);
 - 404 in JSON for an unknown id (`Http404`, `ObjectDoesNotExist`);
 - 200 with an `ETag` (a hash of the body) and, for single objects, a `Last-Modified`,
@@ -76,7 +77,7 @@ def endpoint(view: Callable[..., Payload]) -> Callable[..., HttpResponse]:
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.method not in SAFE_METHODS:
-            response = error(405, f"{request.method} is not allowed: this API is read-only")
+            response = error(405, f"{request.method} is not allowed on {request.path}")
             response["Allow"] = ", ".join(SAFE_METHODS)
             return response
         for value in (*args, *kwargs.values()):

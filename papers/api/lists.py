@@ -35,6 +35,7 @@ PAPER_COLUMNS = (
     "id", "slug", "arxiv_id", "nips_id", "url_abs", "url_pdf", "title", "abstract",
     "published", "conference", "conference_url_abs", "conference_url_pdf", "proceeding",
     "updated_at", "hidden", "has_report", "sample_count", "sample_statuses", "report_read_at",
+    "edited_in_admin", "contributed_by", "contributed_at",
 )  # fmt: skip
 METHOD_COLUMNS = (
     "id", "slug", "name", "full_name", "description", "updated_at", "introduced_by__slug",

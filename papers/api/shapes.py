@@ -54,6 +54,19 @@ def execution(p: Paper | None) -> dict[str, Any] | None:
     }
 
 
+def provenance(record) -> dict[str, Any]:
+    """Where a record's values come from: `source` "archive" (the snapshot), "contributed"
+    (through the API: `contributed_by` and `contributed_at` say who and when) or "edited"
+    (by staff). Extra keys the original API does not have; the client ignores them. The
+    contributor must be select_related (or the record just written)."""
+    user = record.contributed_by if record.contributed_by_id else None
+    return {
+        "source": record.source,
+        "contributed_by": user.get_username() if user else None,
+        "contributed_at": record.contributed_at.isoformat() if record.contributed_at else None,
+    }
+
+
 def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
     return {
         "id": p.slug,
@@ -70,6 +83,7 @@ def paper(p: Paper, authors: list[str]) -> dict[str, Any]:
         "conference_url_pdf": p.conference_url_pdf or None,
         "proceeding": p.proceeding or None,
         "execution": execution(p),
+        **provenance(p),
     }
 
 
@@ -92,7 +106,7 @@ def author(a: Author) -> dict[str, Any]:
 
 
 def task(t: Task) -> dict[str, Any]:
-    return {"id": t.slug, "name": t.name, "description": t.description}
+    return {"id": t.slug, "name": t.name, "description": t.description, **provenance(t)}
 
 
 def dataset(d: Dataset) -> dict[str, Any]:
@@ -101,6 +115,7 @@ def dataset(d: Dataset) -> dict[str, Any]:
         "name": d.name,
         "full_name": d.full_name or None,
         "url": link(d.homepage),
+        **provenance(d),
     }
 
 
@@ -121,7 +136,8 @@ def evaluation(board: Leaderboard) -> dict[str, Any]:
         "task": board.task.slug,
         "dataset": board.dataset.slug,
         "description": board.description,
-        "mirror_url": None,
+        "mirror_url": link(board.mirror_url),
+        **provenance(board),
     }
 
 
@@ -141,8 +157,9 @@ def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> di
         "paper": row.paper.slug if row.paper_id else None,
         "best_metric": best_metric if rank is not None else None,
         "evaluated_on": row.paper_date or None,
-        "external_source_url": None,
+        "external_source_url": link(row.external_source_url),
         "execution": execution(row.paper) if row.paper_id else None,
+        **provenance(row),
     }
 
 

@@ -275,7 +275,7 @@ def _results(board: Leaderboard, *, has_report: bool = False) -> list[dict]:
     """The board's results, ranked by its first metric (the site's leaderboard order);
     with `has_report`, only those whose paper's code has a report, ranks unchanged."""
     metrics = list(board.metrics.all())
-    rows = list(board.rows.select_related("paper").defer(*_PAPER_HEAVY))
+    rows = list(board.rows.select_related("paper", "contributed_by").defer(*_PAPER_HEAVY))
     best = metrics[0].name if metrics else None
     return [
         shapes.result(row, row.rank, best)

@@ -1,4 +1,5 @@
-"""/api/v1/: the paths paperswithcode-client 0.3.1 calls, plus the execution reports.
+"""/api/v1/: the paths paperswithcode-client 0.3.1 calls (its reads, and its writes
+through papers.api.writes), plus the execution reports and their records.
 
 Every path answers with or without its trailing slash (the client writes
 `/repositories/<owner>` without one), since a redirect would lose a client that does
@@ -8,6 +9,8 @@ not follow it. Anything else under /api/v1/ is a JSON 404.
 from django.urls import path, re_path
 
 from papers.api import taxonomy, views
+from papers.api.writes import records
+from papers.api.writes.views import methods
 
 
 def both(route: str, view, name: str) -> list:
@@ -18,10 +21,14 @@ def both(route: str, view, name: str) -> list:
 app_name = "api"
 urlpatterns = [
     *both("search/", views.search, "search"),
-    *both("papers/", views.paper_list, "paper-list"),
+    *both("papers/", methods(views.paper_list, POST="paper_add"), "paper-list"),
     *both("papers/<str:paper_id>/", views.paper_detail, "paper"),
     *both("papers/<str:paper_id>/datasets/", views.paper_datasets, "paper-datasets"),
-    *both("papers/<str:paper_id>/repositories/", views.paper_repositories, "paper-repositories"),
+    *both(
+        "papers/<str:paper_id>/repositories/",
+        methods(views.paper_repositories, POST="code_link_add"),
+        "paper-repositories",
+    ),
     *both("papers/<str:paper_id>/tasks/", views.paper_tasks, "paper-tasks"),
     *both("papers/<str:paper_id>/methods/", views.paper_methods, "paper-methods"),
     *both("papers/<str:paper_id>/results/", views.paper_results, "paper-results"),
@@ -64,14 +71,22 @@ urlpatterns = [
     *both("areas/", taxonomy.area_list, "area-list"),
     *both("areas/<str:area_id>/", taxonomy.area_detail, "area"),
     *both("areas/<str:area_id>/tasks/", taxonomy.area_tasks, "area-tasks"),
-    *both("tasks/", taxonomy.task_list, "task-list"),
-    *both("tasks/<str:task_id>/", taxonomy.task_detail, "task"),
+    *both("tasks/", methods(taxonomy.task_list, POST="task_add"), "task-list"),
+    *both(
+        "tasks/<str:task_id>/",
+        methods(taxonomy.task_detail, PATCH="task_update", DELETE="task_delete"),
+        "task",
+    ),
     *both("tasks/<str:task_id>/parents/", taxonomy.task_parents, "task-parents"),
     *both("tasks/<str:task_id>/children/", taxonomy.task_children, "task-children"),
     *both("tasks/<str:task_id>/papers/", taxonomy.task_papers, "task-papers"),
     *both("tasks/<str:task_id>/evaluations/", taxonomy.task_evaluations, "task-evaluations"),
-    *both("datasets/", taxonomy.dataset_list, "dataset-list"),
-    *both("datasets/<str:dataset_id>/", taxonomy.dataset_detail, "dataset"),
+    *both("datasets/", methods(taxonomy.dataset_list, POST="dataset_add"), "dataset-list"),
+    *both(
+        "datasets/<str:dataset_id>/",
+        methods(taxonomy.dataset_detail, PATCH="dataset_update", DELETE="dataset_delete"),
+        "dataset",
+    ),
     *both(
         "datasets/<str:dataset_id>/evaluations/",
         taxonomy.dataset_evaluations,
@@ -79,28 +94,49 @@ urlpatterns = [
     ),
     *both("methods/", taxonomy.method_list, "method-list"),
     *both("methods/<str:method_id>/", taxonomy.method_detail, "method"),
-    *both("evaluations/", taxonomy.evaluation_list, "evaluation-list"),
-    *both("evaluations/<str:evaluation_id>/", taxonomy.evaluation_detail, "evaluation"),
+    *both(
+        "evaluations/",
+        methods(taxonomy.evaluation_list, POST="evaluation_create"),
+        "evaluation-list",
+    ),
+    *both(
+        "evaluations/<str:evaluation_id>/",
+        methods(taxonomy.evaluation_detail, PATCH="evaluation_update", DELETE="evaluation_delete"),
+        "evaluation",
+    ),
     *both(
         "evaluations/<str:evaluation_id>/metrics/",
-        taxonomy.evaluation_metrics,
+        methods(taxonomy.evaluation_metrics, POST="evaluation_metric_add"),
         "evaluation-metrics",
     ),
     *both(
         "evaluations/<str:evaluation_id>/metrics/<str:metric_id>/",
-        taxonomy.evaluation_metric,
+        methods(
+            taxonomy.evaluation_metric,
+            PATCH="evaluation_metric_update",
+            DELETE="evaluation_metric_delete",
+        ),
         "evaluation-metric",
     ),
     *both(
         "evaluations/<str:evaluation_id>/results/",
-        taxonomy.evaluation_results,
+        methods(taxonomy.evaluation_results, POST="evaluation_result_add"),
         "evaluation-results",
     ),
     *both(
         "evaluations/<str:evaluation_id>/results/<str:result_id>/",
-        taxonomy.evaluation_result,
+        methods(
+            taxonomy.evaluation_result,
+            PATCH="evaluation_result_update",
+            DELETE="evaluation_result_delete",
+        ),
         "evaluation-result",
     ),
-    *both("rpc/evaluation-synchronize/", views.read_only, "evaluation-synchronize"),
+    *both(
+        "rpc/evaluation-synchronize/",
+        methods(views.read_only, POST="evaluation_synchronize"),
+        "evaluation-synchronize",
+    ),
+    *both("records/", records.records, "records"),
     re_path(r"^.*$", views.not_found),
 ]

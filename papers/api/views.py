@@ -16,7 +16,6 @@ from django.views.decorators.csrf import csrf_exempt
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import (
-    SAFE_METHODS,
     PageForm,
     Payload,
     Text,
@@ -63,9 +62,30 @@ class SearchQuery(PageForm):
 
 
 class PaperQuery(SearchQuery):
+    """`title` and `abstract` are searched as `q` is (words, stemmed, through the
+    full-text index), each kept to its field."""
+
     arxiv_id = Text()
     title = Text()
     abstract = Text()
+
+    def _field_words(self, name: str) -> fulltext.ParsedQuery | None:
+        value = self.cleaned_data.get(name) or ""
+        if not value.strip():
+            return None
+        parsed = fulltext.parse(value, typing=False, field=name)
+        if parsed.empty:
+            raise forms.ValidationError(
+                f"no words to search for in {value[:80]!r} (common words such as "
+                "'the' and 'of' are not searched alone)"
+            )
+        return parsed
+
+    def clean_title(self) -> fulltext.ParsedQuery | None:
+        return self._field_words("title")
+
+    def clean_abstract(self) -> fulltext.ParsedQuery | None:
+        return self._field_words("abstract")
 
     def clean_arxiv_id(self) -> str:
         value = self.cleaned_data.get("arxiv_id") or ""
@@ -94,7 +114,9 @@ def has_words(q: str) -> bool:
 SEARCH_WINDOW = 1000
 
 
-def searched_papers(q: str, base: QuerySet[Paper], page: Window) -> tuple[int, list[Paper]]:
+def searched_papers(
+    q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
+) -> tuple[int, list[Paper]]:
     """Papers matching `q` in relevance order, scored as the site's search scores them,
     over the first SEARCH_WINDOW matches; the count says how many of those a client can
     page through."""
@@ -105,10 +127,13 @@ def searched_papers(q: str, base: QuerySet[Paper], page: Window) -> tuple[int, l
     return count, [by_id[pk] for pk in ids if pk in by_id]
 
 
-def paper_list_page(request: HttpRequest, q: str, base: QuerySet[Paper], page: Window) -> dict:
-    if not has_words(q):
+def paper_list_page(
+    request: HttpRequest, q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
+) -> dict:
+    parsed = q if isinstance(q, fulltext.ParsedQuery) else fulltext.parse(q, typing=False)
+    if parsed.empty:
         return paper_page(request, base, page)
-    count, papers = searched_papers(q, base, page)
+    count, papers = searched_papers(parsed, base, page)
     return page_of(request, page, count, paper_rows(papers))
 
 
@@ -157,11 +182,13 @@ def paper_list(request: HttpRequest) -> Payload:
     papers = Paper.objects.visible()
     if params["arxiv_id"]:
         papers = papers.filter(arxiv_id=params["arxiv_id"])
-    if params["title"]:
-        papers = papers.filter(title__icontains=params["title"])
-    if params["abstract"]:
-        papers = papers.filter(abstract__icontains=params["abstract"])
-    return Payload(paper_list_page(request, params["q"], papers, requested_page(params)))
+    # The title and abstract filters are searches kept to their field, joined to `q`:
+    # the full-text index answers them, ranked as `q` is.
+    parsed = fulltext.parse(params["q"], typing=False)
+    for kept in (params["title"], params["abstract"]):
+        if kept is not None:
+            parsed = parsed.joined(kept)
+    return Payload(paper_list_page(request, parsed, papers, requested_page(params)))
 
 
 @endpoint
@@ -486,12 +513,10 @@ def proceeding_papers(request: HttpRequest, conference_id: str, proceeding_id: s
 
 @csrf_exempt
 def read_only(request: HttpRequest, *args, **kwargs):
-    """Write-only endpoints of the original API (evaluation-synchronize): a write is a
-    405 naming the methods the API serves, as on every other path; a read finds nothing."""
-    if request.method in SAFE_METHODS:
-        return error(404, f"{request.path} only writes, and this API is read-only")
-    response = error(405, f"{request.method} is not allowed: this API is read-only")
-    response["Allow"] = ", ".join(SAFE_METHODS)
+    """Write-only endpoints of the original API (evaluation-synchronize): its writes are
+    routed to papers.api.writes; a read, or another method, is a 405 naming POST."""
+    response = error(405, f"{request.method} is not allowed: {request.path} takes POST")
+    response["Allow"] = "POST"
     return response
 
 

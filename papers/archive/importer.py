@@ -40,6 +40,7 @@ LOADERS = {
     "methods": "methods",
     "datasets": "datasets",
     "evaluation-tables": "evaluations",
+    "arxiv": "records",  # a paper and the code links found in it
 }
 
 # The model a rejected record of each kind is counted under in the summary.
@@ -50,6 +51,7 @@ KIND_MODEL = {
     "methods": "Method",
     "datasets": "Dataset",
     "evaluation-tables": "Task",
+    "arxiv": "Paper",
 }
 # Evaluation-table records are whole task trees; batch fewer of them.
 BATCH_DIVISOR = {"evaluation-tables": 50, "records": 4}
@@ -118,6 +120,7 @@ class FileResult:
 # content cannot: one of no records. The longest first ("papers-with-abstracts" before
 # "papers").
 NAMED_KINDS = {
+    "arxiv-metadata-oai-snapshot": "arxiv",
     "links-between-papers-and-code": "links",
     "papers-with-abstracts": "papers",
     "evaluation-tables": "evaluation-tables",
@@ -209,11 +212,42 @@ class ImportOptions:
     # 1: read and parse the files in a second process while this one writes
     # (papers.archive.read.pipeline); 0: both here.
     workers: int = 1
+    # A few records pushed through the API: refresh only what they feed, and record the
+    # run's revision under this user (papers.api.writes.records).
+    local_refresh: bool = False
+    actor: object = None
 
 
 def import_files(paths: list[str | Path], **options) -> ImportResult:
     """Import archive files; `options` are ImportOptions' fields."""
     return ArchiveImport(paths, ImportOptions(**options)).run()
+
+
+def record_import(result: ImportResult, actor=None) -> None:
+    """One revision for the whole run: its files and what it did, by outcome (never a
+    row per record)."""
+    from papers.contributions.revisions import Actor
+    from papers.models import Revision
+    from papers.models.contributions import Action, Via
+
+    actor = actor or Actor(via=Via.IMPORT)
+    counts = {
+        model: {outcome: n for outcome, n in outcomes.items() if n}
+        for model, outcomes in result.stats.counts.items()
+    }
+    Revision.objects.create(
+        user=actor.user,
+        token=actor.token,
+        via=Via.IMPORT,
+        action=Action.IMPORT,
+        comment=actor.comment,
+        summary={
+            "files": [Path(f.path).name for f in result.files],
+            "records": result.records,
+            "rejected": result.rejections,
+            "counts": {model: c for model, c in counts.items() if c},
+        },
+    )
 
 
 class ArchiveImport:
@@ -225,7 +259,9 @@ class ArchiveImport:
         self.paths = [Path(p) for p in paths]
         self.options = options
         self.result = ImportResult()
-        self.loader = Loader(overwrite_edits=options.overwrite_edits)
+        self.loader = Loader(
+            overwrite_edits=options.overwrite_edits, local_refresh=options.local_refresh
+        )
         self.session: BulkSession = session_for(
             connection, self.loader, dry_run=options.dry_run, report=options.report
         )
@@ -257,6 +293,8 @@ class ArchiveImport:
         self.result.stats = self.loader.stats
         self.result.search_index = session.outcome
         self.result.elapsed = time.monotonic() - started
+        if not options.dry_run:
+            record_import(self.result, self.options.actor)
         return self.result
 
     def _files(self, parser: Parser) -> None:

@@ -16,7 +16,7 @@ from papers.identifiers import board_slug, board_splits, metric_ids, split_evalu
 from papers.kept import rankings
 from papers.kept.rankings import BoardExecution, Ranking
 from papers.metrics import metric_text
-from papers.models import Leaderboard, LeaderboardMetric, LeaderboardRow
+from papers.models import ARCHIVE_SNAPSHOT, Leaderboard, LeaderboardMetric, LeaderboardRow
 from papers.paging import Page, clamped
 
 
@@ -59,6 +59,7 @@ ROW_FILTERS = {
     "": "All rows",
     "report": "Code has a report",
     "ran": "A sample ran",
+    "archive": "Archive rows only",
 }
 
 
@@ -74,6 +75,7 @@ class BoardView:
     execution: BoardExecution | None = None
     row_filter: str = ""  # a key of ROW_FILTERS
     all_rows: int = 0  # rows on the board, whatever the filter
+    snapshot: str = ARCHIVE_SNAPSHOT
 
     @property
     def choices(self) -> list[tuple[str, LeaderboardMetric]]:
@@ -95,6 +97,8 @@ class BoardView:
             "": self.all_rows,
             "report": len(self.execution.reported) if self.execution else 0,
             "ran": len(self.execution.ran) if self.execution else 0,
+            # Counted only when chosen (one more query): the page's total says it.
+            "archive": self.page.total if self.row_filter == "archive" else None,
         }
         return [(key, label, counts[key]) for key, label in ROW_FILTERS.items()]
 
@@ -104,6 +108,7 @@ _ROW_DETAIL = (
     "paper_url", "paper_date", "metrics", "uses_additional_data", "code_links",
     "paper__slug", "paper__title", "paper__published", "paper__hidden",
     "paper__has_report", "paper__sample_count", "paper__sample_statuses",
+    "edited_in_admin", "contributed_at", "contributed_by",
 )  # fmt: skip
 
 
@@ -148,12 +153,23 @@ def _board_page(
             (pk, None) for pk in board.rows.order_by("position", "id").values_list("id", flat=True)
         ]
     all_rows = len(ranking)
-    if row_filter:
+    if row_filter == "archive":  # one query: the rows contributed or edited since
+        changed = set(
+            board.rows.filter(Q(edited_in_admin=True) | Q(contributed_at__isnull=False))
+            .order_by()
+            .values_list("id", flat=True)
+        )
+        ranking = [(pk, rank) for pk, rank in ranking if pk not in changed]
+    elif row_filter:
         ranking = [(pk, rank) for pk, rank in ranking if execution.keeps(row_filter, pk)]
     window = clamped(number, len(ranking), BOARD_PAGE)
     shown = window.slice(ranking)
     wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
-    details = board.rows.filter(id__in=wanted).select_related("paper").only(*_ROW_DETAIL)
+    details = (
+        board.rows.filter(id__in=wanted)
+        .select_related("paper", "contributed_by")
+        .only(*_ROW_DETAIL)
+    )
     found = {row.id: row for row in details}
     if strict and len(found) < len(wanted):
         return None

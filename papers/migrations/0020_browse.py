@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('papers', '0018_venues'),
+        ('papers', '0022_search'),
     ]
 
     operations = [

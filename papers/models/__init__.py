@@ -1,5 +1,7 @@
-from papers.models.base import Record
+from papers.models.base import ARCHIVE_SNAPSHOT, Record
+from papers.models.contributions import ApiToken, Level, Proposal, Revision
 from papers.models.facts import KeptFact
+from papers.models.harvests import Harvest
 from papers.models.leaderboards import (
     Leaderboard,
     LeaderboardExecution,
@@ -40,19 +42,31 @@ from papers.models.venues import Venue
 # of each board, the venues): neither staff's nor an archive's data (no admin, no natural
 # keys, never exported).
 KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue, KeptFact)
+# Who may write and what they wrote (papers.contributions): not archive data either (never
+# exported, nor compared between imports).
+CONTRIBUTIONS = (ApiToken, Revision, Proposal)
+# The arXiv harvests' journal (papers.arxiv.harvest): the site's operations, not data
+# (no admin, no natural keys, never exported).
+JOURNALS = (Harvest,)
 
 __all__ = [
+    "ARCHIVE_SNAPSHOT",
+    "CONTRIBUTIONS",
+    "JOURNALS",
     "KEPT_FACTS",
     "NEWEST_FIRST",
+    "ApiToken",
     "Author",
     "CodeLink",
     "Collection",
     "Dataset",
+    "Harvest",
     "KeptFact",
     "Leaderboard",
     "LeaderboardExecution",
     "LeaderboardMetric",
     "LeaderboardRow",
+    "Level",
     "Method",
     "MethodCollection",
     "MetricRanking",
@@ -61,10 +75,12 @@ __all__ = [
     "PaperDataset",
     "PaperMethod",
     "PaperTask",
+    "Proposal",
     "Record",
     "RelatedPaper",
     "ReportRepository",
     "Repository",
+    "Revision",
     "Sample",
     "Task",
     "TaskEdge",

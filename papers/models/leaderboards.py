@@ -47,6 +47,12 @@ class Leaderboard(Record):
     dataset_links = models.JSONField(default=list, blank=True)
     dataset_citations = models.JSONField(default=list, blank=True)
     position = models.PositiveIntegerField(default=0, help_text="Order within the task.")
+    mirror_url = models.CharField(  # noqa: DJ001
+        max_length=500,
+        null=True,
+        blank=True,
+        help_text="The table this one mirrors, as a contributor gave it.",
+    )
 
     objects = LeaderboardManager()
 
@@ -191,6 +197,12 @@ class LeaderboardRow(Record):
     uses_additional_data = models.BooleanField(default=False)
     code_links = models.JSONField(default=list, blank=True)
     model_links = models.JSONField(default=list, blank=True)
+    external_source_url = models.CharField(  # noqa: DJ001
+        max_length=500,
+        null=True,
+        blank=True,
+        help_text="Where a contributed result comes from (a competition's page), as given.",
+    )
 
     objects = LeaderboardRowManager()
 

@@ -13,10 +13,14 @@ from papers.identifiers import PAPER_SLUG, arxiv_of_slug, parse_arxiv
 from papers.models.base import Record, SlugManager
 
 
-def uncertain_date(value: dt.date | None) -> bool:
-    """Dates before 1900 or after the archive snapshot are kept but marked uncertain."""
+def uncertain_date(value: dt.date | None, *, from_arxiv: bool = False) -> bool:
+    """Dates before 1900 or after the archive snapshot are kept but marked uncertain. A
+    date arXiv gives (a paper harvested since: `from_arxiv`, it has an arXiv category) is
+    its first version's, uncertain only if it lies in the future."""
     if value is None:
         return False
+    if from_arxiv:
+        return value.year < 1900 or value > dt.date.today() + dt.timedelta(days=1)
     snapshot = dt.date.fromisoformat(settings.ARCHIVE_SNAPSHOT)
     return value.year < 1900 or value > snapshot
 
@@ -66,6 +70,17 @@ class PaperQuerySet(models.QuerySet):
             self.visible()
             .filter(date_uncertain=False, published__isnull=False)
             .order_by(*NEWEST_FIRST)
+        )
+
+    def in_category(self, category: str):
+        """Papers arXiv lists in `category` ("cs.CV"), as primary or cross-list."""
+        c = category
+        return self.filter(
+            models.Q(arxiv_primary_category=c)
+            | models.Q(arxiv_categories=c)
+            | models.Q(arxiv_categories__startswith=f"{c} ")
+            | models.Q(arxiv_categories__endswith=f" {c}")
+            | models.Q(arxiv_categories__contains=f" {c} ")
         )
 
     def with_authors(self):
@@ -154,6 +169,10 @@ class Paper(Record):
     report_n_pointer_only_for_licence = models.IntegerField(null=True, blank=True)
 
     arxiv_metadata = models.JSONField(null=True, blank=True)
+    # arXiv's classification (papers.arxiv): the primary category, shown as a badge, and
+    # every category the paper is listed in, space-separated, primary first.
+    arxiv_primary_category = models.CharField("arXiv primary category", max_length=32, blank=True)
+    arxiv_categories = models.CharField("arXiv categories", max_length=500, blank=True)
     extracted_results = models.JSONField(null=True, blank=True)
     extra = models.JSONField(
         default=dict, blank=True, help_text="Keys of the record this site does not model, kept."
@@ -201,6 +220,14 @@ class Paper(Record):
             # author, repository and venue pages, search without words, the API, the
             # admin).
             models.Index(*NEWEST_FIRST, name="paper_newest_idx"),
+            # The visible papers whose code has a report, newest first (the search's
+            # has_report filter without words: its page and its capped count read this
+            # index alone, not every paper).
+            models.Index(
+                *NEWEST_FIRST,
+                condition=models.Q(has_report=True, hidden=False),
+                name="paper_report_newest_idx",
+            ),
             # A venue's papers, newest first (/conference/<slug>: papers.models.venues),
             # and the venues' counts.
             models.Index(models.F("proceeding"), *NEWEST_FIRST, name="paper_proceeding_idx"),
@@ -208,6 +235,10 @@ class Paper(Record):
             models.Index(fields=["-code_link_count", "-id"], name="paper_codecount_idx"),
             # compute_related --only-new: papers created since the last run.
             models.Index(fields=["created_at"], name="paper_created_idx"),
+            # /latest?category=cs.CV and its feed: a category's newest papers.
+            models.Index(
+                models.F("arxiv_primary_category"), *NEWEST_FIRST, name="paper_category_idx"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -227,7 +258,13 @@ class Paper(Record):
         return f"/paper/{self.slug}"
 
     def refresh_flags(self) -> None:
-        self.date_uncertain = uncertain_date(self.published)
+        self.date_uncertain = uncertain_date(
+            self.published, from_arxiv=bool(self.arxiv_primary_category)
+        )
+
+    @property
+    def arxiv_category_list(self) -> list[str]:
+        return self.arxiv_categories.split()
 
     def refresh_author_names(self) -> None:
         names = self.authorships.order_by("position").values_list("author__name", flat=True)

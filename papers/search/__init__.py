@@ -24,12 +24,14 @@ from django.utils.safestring import SafeString
 from papers.models import NEWEST_FIRST, Paper, Sample
 from papers.search.backends import backend_for, facet_counts
 from papers.search.backends.base import CANDIDATES, Backend
-from papers.search.facets import matches_of
+from papers.search.facets import facets_from, matches_of
 from papers.search.query import ParsedQuery, parse
 from papers.titles import marked_text
 
 COUNT_CAP = 10_000
 SORTS = ("relevance", "newest", "implementations")
+# The facet rows of no matches (the counts of code are always given).
+NO_FACETS = [("code", "has_code", 0), ("code", "official", 0)]
 # The same orders as backends.base.ORDERS, for lists without a query. Undated papers last.
 SORT_ORDER = {
     "newest": NEWEST_FIRST,
@@ -104,6 +106,30 @@ def search(
     paper ids `base` is already restricted to (papers.querysets.paper_id_sets), which
     the engine may check a match against early."""
     parsed = parse(text)
+    page = _search(parsed, base, sort, offset, limit, facets, narrowed_by)
+    if not page.total and (relaxed := parsed.relaxed()) is not None:
+        # A long query no paper matches whole (a pasted title with a word wrong): the
+        # papers that match every word but one, ranked (each alone is as selective as
+        # the query nearly is, so the matches stay few).
+        page = _search(relaxed, base, sort, offset, limit, facets, narrowed_by)
+    return page
+
+
+def _search(
+    parsed: ParsedQuery,
+    base: QuerySet,
+    sort: str,
+    offset: int,
+    limit: int,
+    facets: bool,
+    narrowed_by: Sequence[QuerySet],
+) -> SearchPage:
+    """search() for one reading of the text."""
+    if base.query.is_empty():  # a filter no paper passes (querysets.narrowed_papers)
+        return SearchPage(
+            ids=[], total=0, capped=False, parsed=None if parsed.empty else parsed,
+            facets=facets_from(NO_FACETS) if facets else None,
+        )  # fmt: skip
     if parsed.empty:
         ordered = base.order_by(*SORT_ORDER.get(sort, SORT_ORDER["newest"]))
         total = ordered.order_by()[: COUNT_CAP + 1].count()
@@ -186,16 +212,24 @@ def _one_page(
 
 
 def ranked_page(
-    text: str, base: QuerySet, *, offset: int, limit: int, candidates: int = CANDIDATES
+    text: str | ParsedQuery,
+    base: QuerySet,
+    *,
+    offset: int,
+    limit: int,
+    candidates: int = CANDIDATES,
 ) -> tuple[list[int], int]:
     """For clients that page through results (the API): one page of `base` matching `text`
     in relevance order, and how many matches the ranking covers (at most `candidates`,
     past which pages are empty), from one query (two for a page past the end). The text
-    is read as finished words: the last is not matched as a prefix. Empty text is an
+    is read as finished words: the last is not matched as a prefix; or it is already
+    parsed (field filters joined to it: query.ParsedQuery.joined). Empty text is an
     error: the caller lists papers in its own order instead."""
-    parsed = parse(text, typing=False)
+    parsed = text if isinstance(text, ParsedQuery) else parse(text, typing=False)
     if parsed.empty:
         raise ValueError("no words to search for")
+    if base.query.is_empty():
+        return [], 0
     engine = backend_for(parsed, base)
     ids, ranked = engine.ranked_window(offset, limit, candidates)
     if ranked is None:

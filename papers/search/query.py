@@ -6,17 +6,23 @@ Grammar (forgiving: anything else is treated as words):
   -word, -"a b" must not match
   a OR b        either (binds tighter than the implicit AND)
 The last bare word also matches as a prefix while the person is still typing.
+A query may be kept to one field (`parse(text, field="title")`: the API's title and
+abstract filters), and queries joined (`ParsedQuery.joined`) so that one search answers
+a text and its field filters together.
 Only letters and digits reach the engines: operators are rebuilt by the backends,
 so no FTS or tsquery syntax error can come from user input.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 MAX_QUERY_CHARS = 500  # longer input is cut, not rejected
 MAX_TERMS = 12
+FIELDS = ("title", "abstract")  # fields a term may be kept to
+RELAXED_FROM = 4  # groups (words, phrases) from which a query that matches nothing is relaxed
 _TOKEN = re.compile(r'-?"[^"]*"?|\S+')
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters and digits only
 # Dropped from bare words so that both engines agree (PostgreSQL's English
@@ -31,6 +37,7 @@ STOP_WORDS = frozenset(
 class Term:
     words: tuple[str, ...]  # one word, or a phrase
     prefix: bool = False  # the last word matches as a prefix
+    field: str | None = None  # one of FIELDS, or None for any field
 
     @property
     def is_phrase(self) -> bool:
@@ -39,9 +46,11 @@ class Term:
 
 @dataclass
 class ParsedQuery:
-    groups: list[list[Term]] = field(default_factory=list)  # AND of ORs
-    excluded: list[Term] = field(default_factory=list)
+    groups: list[list[Term]] = dataclasses.field(default_factory=list)  # AND of ORs
+    excluded: list[Term] = dataclasses.field(default_factory=list)
     truncated: bool = False
+    # All groups but this many may fail to match (relaxed()); 0: every group must.
+    spare: int = 0
 
     @property
     def empty(self) -> bool:
@@ -56,13 +65,38 @@ class ParsedQuery:
         groups = [[replace(term, prefix=False) for term in group] for group in self.groups]
         return replace(self, groups=groups)
 
+    def relaxed(self) -> ParsedQuery | None:
+        """The same query matching every group but one, for a long query that matches
+        nothing (a pasted title with one word wrong or missing); None for a query of
+        fewer than RELAXED_FROM groups, which is searched as typed only."""
+        if self.spare or len(self.groups) < RELAXED_FROM:
+            return None
+        return replace(self, spare=1)
+
+    def all_but(self) -> list[list[list[Term]]]:
+        """The conjunctions of groups the query is the union of: itself, or (relaxed)
+        each way of leaving out `spare` = 1 of its groups."""
+        if not self.spare:
+            return [self.groups]
+        return [self.groups[:i] + self.groups[i + 1 :] for i in range(len(self.groups))]
+
+    def joined(self, other: ParsedQuery) -> ParsedQuery:
+        """Both queries' conditions: every group of each, the exclusions of both."""
+        return ParsedQuery(
+            groups=[*self.groups, *other.groups],
+            excluded=[*self.excluded, *other.excluded],
+            truncated=self.truncated or other.truncated,
+        )
+
     def words(self) -> list[str]:
         """Every positive word, for highlighting."""
         return [w for group in self.groups for term in group for w in term.words]
 
 
-def parse(text: str, *, typing: bool = True) -> ParsedQuery:
-    """`typing=False` reads the text as finished (an API query): no prefix matching."""
+def parse(text: str, *, typing: bool = True, field: str | None = None) -> ParsedQuery:
+    """`typing=False` reads the text as finished (an API query): no prefix matching.
+    `field`: every term must match in that field (one of FIELDS)."""
+    assert field is None or field in FIELDS, field
     text = (text or "").replace("\x00", " ")
     result = ParsedQuery(truncated=len(text) > MAX_QUERY_CHARS)
     text = text[:MAX_QUERY_CHARS]
@@ -89,10 +123,10 @@ def parse(text: str, *, typing: bool = True) -> ParsedQuery:
         is_last = index == len(tokens) - 1
         if quoted or negative or (len(words) > 1 and "-" in body.strip("-")):
             # A quoted phrase, or a hyphenated word ("state-of-the-art") read as one.
-            terms = [Term(words)]
+            terms = [Term(words, field=field)]
         else:
             terms = [
-                Term((w,), prefix=is_last and ends_open and i == len(words) - 1)
+                Term((w,), prefix=is_last and ends_open and i == len(words) - 1, field=field)
                 for i, w in enumerate(words)
                 if w not in STOP_WORDS or (is_last and ends_open and not result.groups)
             ]

@@ -385,3 +385,21 @@ def status_abbr(value):
     if value not in SampleStatus.values or label == value:
         return format_html("{}", value)
     return format_html('{} <abbr class="code" title="{}">{}</abbr>', label, label, value)
+
+
+@register.simple_tag
+def provenance(record) -> str:
+    """Where a record's values come from, as the pages say it: "archive (snapshot
+    2025-07-28)", "contributed by <user>, <date>" or "edited by staff". The contributor
+    must be loaded with the record (select_related)."""
+    from papers.models import ARCHIVE_SNAPSHOT
+
+    source = getattr(record, "source", "archive")
+    if source == "contributed":
+        user = record.contributed_by if record.contributed_by_id else None
+        who = user.get_username() if user else "a former user"
+        when = record.contributed_at.date().isoformat() if record.contributed_at else ""
+        return f"contributed by {who}, {when}".rstrip(", ")
+    if source == "edited":
+        return "edited by staff"
+    return f"archive (snapshot {ARCHIVE_SNAPSHOT})"

@@ -36,6 +36,14 @@ def _archive_counts() -> dict:
     }
 
 
+NEW_WITH_CODE = 10
+
+
+def new_with_code() -> list[Paper]:
+    """The home page's newest papers with code (templates/papers/_new_with_code.html)."""
+    return list(Paper.objects.latest().with_code().with_authors()[:NEW_WITH_CODE])
+
+
 def _discovery() -> dict:
     """What the home page leads with, kept per content version: the most implemented
     papers of the year of the newest paper with code, as ids (the papers are read per
@@ -78,7 +86,7 @@ def home(request: HttpRequest) -> HttpResponse:
             **by_version("home-counts", _archive_counts),
             **discovery,
             "status_claim": STATUS_CLAIM,
-            "newest_with_code": Paper.objects.latest().with_code().with_authors()[:HOME_LIST],
+            "new_with_code": new_with_code(),
             "implemented": implemented,
         },
     )

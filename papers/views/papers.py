@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from functools import partial
 from urllib.parse import urlencode
 
@@ -44,6 +45,9 @@ from papers.models import (
 from papers.views.common import HtmxHttpRequest, bad_request, paper_list, wants_fragment
 from papers.vocabularies import STATUS_CLAIM
 
+# A new-style arXiv id, versioned or not, as /paper/<id> takes it.
+ARXIV_ADDRESS = re.compile(r"^\d{4}\.\d{4,5}(?:v\d+)?$")
+
 
 def _paper_row(slug: str) -> tuple[int, dt.datetime] | None:
     return Paper.objects.visible().filter(slug=slug).values_list("id", "updated_at").first()
@@ -55,13 +59,18 @@ def _paper_row(slug: str) -> tuple[int, dt.datetime] | None:
 def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if moved := Paper.objects.renamed_from(slug):
         return redirect(moved, permanent=True)
+    if ARXIV_ADDRESS.match(slug):  # /paper/2006.12467v2: never a slug (slugs hold no dot)
+        if found := Paper.objects.named_by(slug):
+            return redirect(found)
+        raise Http404("No paper has this arXiv id")
     paper = get_object_or_404(
         Paper.objects.visible()
+        .select_related("contributed_by")
         .with_authors()
         .prefetch_related(
             Prefetch(
                 "code_links",
-                CodeLink.objects.select_related("repository").order_by(
+                CodeLink.objects.select_related("repository", "contributed_by").order_by(
                     "-is_official", "position", "id"
                 ),
             ),

@@ -16,7 +16,7 @@ from papers import paging
 from papers import search as fulltext
 from papers.forms import MAX_PAGE, NAME_MAX, SearchForm, describe_errors
 from papers.models import Paper
-from papers.querysets import NAMED, filter_papers, frameworks, names_like, paper_id_sets
+from papers.querysets import NAMED, frameworks, names_like, narrowed_papers
 from papers.views.common import HtmxHttpRequest, wants_fragment
 from papers.vocabularies import SampleStatus
 
@@ -33,6 +33,7 @@ FILTERS = (
     "dataset",
     "year_from",
     "year_to",
+    "category",
     "sort",
 )
 # The filters that name a task, a method or a dataset, with their labels.
@@ -100,14 +101,15 @@ def _results(form: SearchForm, sort: str, window: paging.Window) -> dict:
         return {"result": fulltext.SearchPage(ids=[], total=0, capped=False), "rows": []}
     data = form.cleaned_data
     q = data["q"]
+    base, narrowed_by = narrowed_papers(Paper.objects.visible(), data)
     result = fulltext.search(
         q,
-        filter_papers(Paper.objects.visible(), data),
+        base,
         sort=sort,
         offset=window.offset,
         limit=window.size,
         facets=True,
-        narrowed_by=paper_id_sets(data),
+        narrowed_by=narrowed_by,
     )
     last_page = min(paging.page_count(result.total, PER_PAGE), MAX_PAGE)
     return {

@@ -17,6 +17,8 @@ from django.urls import reverse
 
 from papers.admin.base import RecordAdmin
 from papers.models import (
+    CONTRIBUTIONS,
+    JOURNALS,
     KEPT_FACTS,
     Author,
     CodeLink,
@@ -28,7 +30,12 @@ from papers.models import (
     Sample,
 )
 
-MODELS = [m for m in apps.get_app_config("papers").get_models() if m not in KEPT_FACTS]
+# The archive's records (contributions' admin: tests/admin/test_contributions_admin.py).
+MODELS = [
+    m
+    for m in apps.get_app_config("papers").get_models()
+    if m not in (*KEPT_FACTS, *CONTRIBUTIONS, *JOURNALS)
+]
 MODEL_IDS = [model.__name__ for model in MODELS]
 
 

@@ -181,12 +181,22 @@ def test_hidden_papers_are_not_served(client, two):
     assert "paper-2" not in slugs and "paper-1" in slugs
 
 
-@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
-def test_write_methods_are_405_with_json(client, two, method):
-    for url in ("/api/v1/papers/", "/api/v1/tasks/task-1/", "/api/v1/rpc/evaluation-synchronize/"):
-        response = getattr(client, method)(url, data="{}", content_type="application/json")
-        assert response.status_code == 405, url
-        assert "read-only" in response.json()["error"]
+@pytest.mark.parametrize(
+    ("method", "url", "status"),
+    [
+        ("post", "/api/v1/papers/", 401),
+        ("patch", "/api/v1/tasks/task-1/", 401),
+        ("delete", "/api/v1/tasks/task-1/", 401),
+        ("post", "/api/v1/rpc/evaluation-synchronize/", 401),
+        ("put", "/api/v1/papers/", 405),
+        ("post", "/api/v1/tasks/task-1/", 405),
+        ("patch", "/api/v1/authors/", 405),
+    ],
+)
+def test_anonymous_writes_are_refused_with_json(client, two, method, url, status):
+    response = getattr(client, method)(url, data="{}", content_type="application/json")
+    assert response.status_code == status, url
+    assert response.json()["status"] == status
     assert client.get("/api/v1/tasks/task-1/").status_code == 200
 
 
@@ -349,10 +359,11 @@ def test_every_api_error_is_json_in_the_documented_shape(two, monkeypatch, setti
     fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
     _documented_error(client.get(f"/api/v1/papers/?{fields}"), 400)
     _documented_error(client.get("/api/v1/papers/no-such-paper/"), 404)
-    refused = _documented_error(client.post("/api/v1/rpc/evaluation-synchronize/"), 405)
-    assert "read-only" in refused["error"]
-    response = client.post("/api/v1/rpc/evaluation-synchronize/")
-    assert response["Allow"] == "GET, HEAD"
+    refused = _documented_error(client.get("/api/v1/rpc/evaluation-synchronize/"), 405)
+    assert "takes POST" in refused["error"]
+    response = client.get("/api/v1/rpc/evaluation-synchronize/")
+    assert response["Allow"] == "POST"
+    _documented_error(client.post("/api/v1/rpc/evaluation-synchronize/"), 401)
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
@@ -405,3 +416,35 @@ def test_script_urls_stored_in_the_archive_are_not_handed_out(client, make_paper
     # Real links are served as they are.
     Paper.objects.filter(pk=paper.pk).update(url_abs="https://arxiv.org/abs/2101.00001")
     assert client.get("/api/v1/papers/paper-1/").json()["url_abs"].startswith("https://arxiv")
+
+
+def test_title_and_abstract_filters_match_words_in_their_own_field(client, make_paper):
+    """`title` and `abstract` are searches of that field alone (words, stemmed, through
+    the full-text index), joined to `q`."""
+    in_title = make_paper(title="Sparse attention for graphs", abstract="We study convolutions.")
+    in_abstract = make_paper(
+        title="Convolutions everywhere", abstract="Sparse attention, studied."
+    )
+
+    def slugs(query: str) -> set[str]:
+        response = client.get(f"/api/v1/papers/?{query}")
+        assert response.status_code == 200, response.content
+        return {paper["id"] for paper in response.json()["results"]}
+
+    assert slugs("title=attention") == {in_title.slug}
+    assert slugs("abstract=attention") == {in_abstract.slug}
+    assert slugs("title=ATTENTIONS") == {in_title.slug}  # stemmed, any case
+    assert slugs("title=%22sparse+attention%22") == {in_title.slug}
+    assert slugs("title=%22attention+sparse%22") == set()  # a phrase keeps its order
+    assert slugs("title=attention&abstract=convolution") == {in_title.slug}
+    assert slugs("q=convolutions&abstract=attention") == {in_abstract.slug}
+    assert slugs("title=zqxjvw") == set()
+
+
+def test_a_title_filter_of_only_common_words_is_a_400_naming_it(client, make_paper):
+    make_paper(title="The art of the state")
+    response = client.get("/api/v1/papers/?title=of+the")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["parameter"] == "title"
+    assert "no words to search for" in body["error"]

@@ -21,6 +21,7 @@ from papers.archive import export
 from papers.archive.read.parsers import RANK_RECORD
 from papers.kept import refresh_all as refresh_browse_counts
 from papers.models import (
+    CONTRIBUTIONS,
     KEPT_FACTS,
     Author,
     Collection,
@@ -68,7 +69,8 @@ def empty_the_database() -> None:
     # points at them.
     for model in (Paper, Task, Dataset, Method, Collection, Author, Repository, Venue, KeptFact):
         model.objects.all().delete()
-    assert not any(m.objects.exists() for m in apps.get_app_config("papers").get_models())
+    archive = [m for m in apps.get_app_config("papers").get_models() if m not in CONTRIBUTIONS]
+    assert not any(m.objects.exists() for m in archive)
 
 
 # Natural keys of the rows other rows point at.
@@ -86,7 +88,12 @@ KEYS = {
 # paper: the export writes every paper to the papers file, so a paper that a links row
 # created comes back as a papers-file row. `Task.content_key` digests the layout of the
 # file that gave the task (its boards as listed there), which an export rewrites.
-SKIP = {"id", "created_at", "updated_at", "edited_at", "source_rank", "content_key"}
+# Not archive data: bookkeeping, and who contributed a record through the API (an export
+# does not carry it).
+SKIP = {
+    "id", "created_at", "updated_at", "edited_at", "source_rank", "content_key",
+    "contributed_by", "contributed_at",
+}  # fmt: skip
 
 
 def archive_state() -> dict[str, list[str]]:
@@ -98,7 +105,7 @@ def archive_state() -> dict[str, list[str]]:
     }
     state = {}
     for model in apps.get_app_config("papers").get_models():
-        if model in KEPT_FACTS:  # worked out from the rows compared here
+        if model in KEPT_FACTS or model in CONTRIBUTIONS:  # worked out, or who wrote what
             continue
         fields = [f for f in model._meta.concrete_fields if f.name not in SKIP]
         many = {}  # row id → {m2m field name: [natural keys]}, for auto-created through tables

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 
 from papers.kept.papers import refresh_counts
@@ -428,3 +431,56 @@ def realdata_abstracts() -> list[tuple[str, str]]:
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     rows.sort(key=lambda row: -len(row["abstract"]))
     return [(f"real-{i}", row["abstract"]) for i, row in enumerate(rows[:200])]
+
+
+@pytest.fixture
+def real_papers(db) -> list[Paper]:
+    """2,625 real papers (title and abstract) from ../shared/realdata, indexed."""
+    from tests.conftest import realdata
+
+    path = realdata("1pha__BayesianActiveLearning/converted/test_dataset.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return Paper.objects.bulk_create(
+        Paper(slug=f"real-{i}", title=r["title"], abstract=r["abstract"] or "")
+        for i, r in enumerate(records)
+    )
+
+
+def _rank_of(text: str, paper: Paper) -> int | None:
+    ids = search(text, Paper.objects.visible(), limit=10).ids
+    return ids.index(paper.id) + 1 if paper.id in ids else None
+
+
+@pytest.mark.realdata
+def test_a_pasted_title_finds_its_paper_first(real_papers):
+    """success@1 of 200 real titles pasted whole (a title that another paper shares
+    word for word counts as found if either is first)."""
+    rng = random.Random(3)
+    sample = rng.sample(real_papers, 200)
+    by_title: dict[str, set[int]] = {}
+    for paper in real_papers:
+        by_title.setdefault(paper.title.casefold(), set()).add(paper.id)
+    firsts = 0
+    for paper in sample:
+        ids = search(paper.title, Paper.objects.visible(), limit=1).ids
+        firsts += bool(ids) and ids[0] in by_title[paper.title.casefold()]
+    assert firsts / len(sample) >= 0.95, firsts
+
+
+@pytest.mark.realdata
+def test_a_pasted_title_with_one_word_changed_is_still_in_the_top_three(real_papers):
+    """One word of the title (not a common one) replaced by another: the paper is among
+    the first three results for 95% of 200 real titles."""
+    rng = random.Random(4)
+    found = tried = 0
+    for paper in rng.sample(real_papers, 200):
+        words = paper.title.split()
+        changeable = [i for i, w in enumerate(words) if len(w) > 3 and w.isalpha()]
+        if len(words) < 4 or not changeable:
+            continue
+        i = rng.choice(changeable)
+        words[i] = rng.choice(["banana", "orchestra", "velvet", "tundra"])
+        tried += 1
+        rank = _rank_of(" ".join(words) + " ", paper)
+        found += rank is not None and rank <= 3
+    assert tried >= 150 and found / tried >= 0.95, (found, tried)

@@ -13,6 +13,7 @@ import pytest
 from django.db import connection
 from django.db.models import Exists, OuterRef
 
+from papers import querysets
 from papers.kept.papers import refresh_counts
 from papers.models import CodeLink, Paper, Repository, Sample
 from papers.querysets import filter_papers, paper_id_sets
@@ -59,6 +60,13 @@ def archive(db):
         for j in range(rng.choice([0, 0, 0, 2, 4])):
             Sample.objects.create(paper=paper, position=j, repo="o/r", status=rng.choice(STATUSES))
     refresh_counts(Paper.objects.values_list("id", flat=True))
+
+
+@pytest.fixture
+def per_paper(monkeypatch):
+    """Every related-row filter checked per paper, none read first as a list of ids
+    (what a filter with many rows does: querysets.narrowed_papers)."""
+    monkeypatch.setattr(querysets, "_few_paper_ids", lambda rows: None)
 
 
 def _as_before(filters: dict):
@@ -110,7 +118,11 @@ def cleaned(filters: dict) -> dict:
 
 @pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f) if f else "none")
 @pytest.mark.parametrize("text", ["graph ", "graph", ""])
-def test_filters_and_facets_say_what_the_code_links_and_samples_say(archive, filters, text):
+@pytest.mark.parametrize("few_rows", [querysets.FEW_ROWS, 0], ids=["rows first", "per paper"])
+def test_filters_and_facets_say_what_the_code_links_and_samples_say(
+    archive, filters, text, few_rows, monkeypatch
+):
+    monkeypatch.setattr(querysets, "FEW_ROWS", few_rows)
     expected = _as_before(filters)
     if text:
         expected = expected.filter(title__icontains="graph")
@@ -171,7 +183,7 @@ def test_postgres_reads_a_common_words_matches_in_id_order_from_the_gist_index(a
     assert "papers_paper_search_gist" in plan and "Sort" not in plan
 
 
-def test_postgres_walks_only_papers_with_code_when_the_filters_ask_for_code(archive):
+def test_postgres_walks_only_papers_with_code_when_the_filters_ask_for_code(archive, per_paper):
     """A has-code or framework filter walks the GiST index of the visible papers with
     code (migration 0014): no row of a paper without code is read only to be dropped."""
     if connection.vendor != "postgresql":
@@ -201,7 +213,7 @@ def test_postgres_walks_only_papers_with_code_when_the_filters_ask_for_code(arch
         assert walked_by(plan) == {"papers_paper_code_search_gist"}, (filters, plan)
 
 
-def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archive):
+def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archive, per_paper):
     """A rare word's window walked in id order would check every entry of the GiST
     index: papers_search_in_id_order() sends it to the GIN index instead, from
     PostgreSQL's estimate of the filtered matches."""
@@ -227,7 +239,42 @@ def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archiv
     assert not walks("graph ", {"framework": "nothing-has-this"})
 
 
-def test_sqlite_checks_each_match_in_the_search_index_not_the_paper_row(archive):
+@pytest.mark.parametrize(
+    "filters",
+    [{"status": "nothing-has-this"}, {"framework": "nothing-has-this"}, {"author": "nobody"}],
+    ids=repr,
+)
+def test_a_filter_value_no_row_has_answers_without_reading_the_papers(archive, filters):
+    """Read first, an empty set of rows leaves nothing to search: no paper is read (at
+    576k papers, checking each for a status no sample has took ~0.9 s)."""
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        base, sets = querysets.narrowed_papers(Paper.objects.visible(), cleaned(filters))
+        for text in ("graph ", ""):
+            page = search(text, base, limit=20, facets=True, narrowed_by=sets)
+            assert (page.ids, page.total, page.capped) == ([], 0, False)
+            assert page.facets["framework"] == {} and page.facets["status"] == {}
+    assert not [q["sql"] for q in captured if '"papers_paper"' in q["sql"]]
+
+
+def test_an_authors_filter_leads_with_the_authors_papers(make_paper):
+    """An author's (or a repository's) papers are read first and the search or list
+    runs over their ids, not over every paper checked for the author."""
+    from django.test.utils import CaptureQueriesContext
+
+    papers = [make_paper(title=f"Graph work {i}", authors=["Ada Lovelace"]) for i in range(3)]
+    make_paper(title="Graph work by another")
+    slug = papers[0].authorships.first().author.slug
+    for text in ("graph", ""):
+        with CaptureQueriesContext(connection) as captured:
+            base, sets = querysets.narrowed_papers(Paper.objects.visible(), {"author": slug})
+            page = search(text, base, sort="newest", limit=20, narrowed_by=sets)
+        assert sorted(page.ids) == sorted(p.id for p in papers)
+        assert not any("EXISTS(SELECT" in q["sql"] for q in captured), captured.captured_queries
+
+
+def test_sqlite_checks_each_match_in_the_search_index_not_the_paper_row(archive, per_paper):
     if connection.vendor != "sqlite":
         pytest.skip("an SQLite index")
     from papers.search.backends import backend_for

@@ -22,7 +22,7 @@ from typing import Any
 from papers.archive.fidelity import evaluations, records
 from papers.archive.fidelity.report import FileReport
 from papers.archive.read.normalise import RecordError
-from papers.archive.read.parsers import PARSERS
+from papers.archive.read.pipeline import PARSERS
 from papers.archive.read.readers import ArchiveReader, detect_kind, unparseable
 
 
@@ -109,6 +109,7 @@ def reports(paths: list[Path | str], kind: str | None = None) -> list[FileReport
         check = {
             "papers": records.papers,
             "records": records.papers,
+            "arxiv": records.papers,
             "links": records.links,
             "methods": records.methods,
             "datasets": records.datasets,

@@ -12,6 +12,11 @@ from papers.models import CodeLink, Dataset, Method, Paper
 
 # The keys each kind's parser reads; another key with a value is data the import drops.
 READ = {
+    # arXiv's metadata snapshot (papers.arxiv.snapshot): every key it has.
+    "arxiv": {
+        "id", "submitter", "authors", "title", "comments", "journal-ref", "doi", "report-no",
+        "categories", "license", "abstract", "versions", "update_date", "authors_parsed",
+    },
     "papers": {
         "paper_url", "id", "arxiv_id", "title", "abstract", "short_abstract", "authors",
         "date", "published", "proceeding", "conference", "conference_url_abs",

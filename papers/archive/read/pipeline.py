@@ -23,7 +23,7 @@ from pathlib import Path
 
 from papers.archive.children import die_with
 from papers.archive.read.normalise import RecordError
-from papers.archive.read.parsers import PARSERS
+from papers.archive.read.parsers import PARSERS as ARCHIVE_PARSERS
 from papers.archive.read.readers import (
     KINDS,
     ArchiveFileError,
@@ -31,7 +31,11 @@ from papers.archive.read.readers import (
     detect_kind,
     unparseable,
 )
+from papers.arxiv.snapshot import parse_snapshot
 
+# Every kind's parser: the archive's own, and arXiv's metadata snapshot (papers.arxiv,
+# which reads into the archive's shapes, so the archive's parsers cannot import it).
+PARSERS = {**ARCHIVE_PARSERS, "arxiv": parse_snapshot}
 KIND, OK, BAD = "kind", "ok", "bad"
 _END, _FILE_ERROR, _CRASH = "end", "file-error", "crash"
 CHUNK_EVENTS = 200  # events per message between the processes

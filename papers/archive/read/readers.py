@@ -26,8 +26,9 @@ from typing import Any
 from isal import igzip, isal_zlib
 
 from papers import jsonsafe
+from papers.arxiv.snapshot import looks_like_snapshot
 
-KINDS = ("records", "papers", "links", "evaluation-tables", "methods", "datasets")
+KINDS = ("records", "papers", "links", "evaluation-tables", "methods", "datasets", "arxiv")
 
 # The largest record read, in characters of JSON text (the biggest real records, whole
 # evaluation-table task trees, are a few MB), and the deepest nesting (real records
@@ -549,6 +550,8 @@ def detect_kind(data: Any) -> str | None:
         return "records"
     if "repo_url" in keys:
         return "links"
+    if looks_like_snapshot(keys):  # arXiv's metadata snapshot
+        return "arxiv"
     if "task" in keys and ("datasets" in keys or "subtasks" in keys):
         return "evaluation-tables"
     if "/method/" in url or "collections" in keys or {"id", "full_name", "paper"} <= keys:

@@ -23,14 +23,17 @@ from papers.archive.write.links import LinkWriter
 from papers.archive.write.papers import KnownSlugs, LinkForecast, PaperWriter
 from papers.archive.write.records import RecordWriter
 from papers.archive.write.taxonomy import TaxonomyWriter
-from papers.kept import refresh_all
+from papers.kept import after_write, refresh_all
 from papers.kept.papers import refresh_counts
 from papers.models import Dataset, Method
 
 
 class Loader:
-    def __init__(self, *, overwrite_edits: bool = False):
+    def __init__(self, *, overwrite_edits: bool = False, local_refresh: bool = False):
         self.core = Core(overwrite_edits=overwrite_edits)
+        # A few records pushed through the API: refresh what their papers feed, not the
+        # whole archive.
+        self.local_refresh = local_refresh
         self.stats: Stats = self.core.stats
         datasets = DatasetNames(self.core)
         self.papers = PaperWriter(self.core)
@@ -128,6 +131,9 @@ class Loader:
         resolve_references()
         for model in (Method, Dataset):
             self.stats.add(model.__name__, "hidden", hide_junk(model))
+        if self.local_refresh:
+            after_write(papers=self.papers.touched)
+            return
         refresh_counts(self.papers.touched)
         if any(
             self.stats.total(outcome) for outcome in ("created", "updated", "deleted", "hidden")

@@ -41,7 +41,7 @@ PAPER_FIELDS = (
     "arxiv_metadata", "extracted_results", "extra", "has_report", "report_url",
     "report_atlas_url", "report_developers_url", "report_mcp", "report_read_at",
     "report_read_at_is", "report_claim", "report_repo_kind_vocabulary",
-    "report_n_pointer_only_for_licence",
+    "report_n_pointer_only_for_licence", "arxiv_primary_category", "arxiv_categories",
 )  # fmt: skip
 PAPER_DEFAULTS = {f: Paper._meta.get_field(f).get_default() for f in PAPER_FIELDS}
 TITLE, ABSTRACT = PAPER_FIELDS.index("title"), PAPER_FIELDS.index("abstract")
@@ -250,6 +250,8 @@ class PaperWriter:
         """The stored rows of the batch's papers by slug (their `written` columns), and
         their author, task and method lists where the batch gives any."""
         only = ["id", "slug", "source_rank", "edited_in_admin", "author_names", *written]
+        if "arxiv_primary_category" not in only:  # whether arXiv dated it
+            only.append("arxiv_primary_category")
         known = self.known_slugs
         lookup = list(merged) if known is None else [slug for slug in merged if slug in known]
         existing = {row["slug"]: row for row in _in(Paper, "slug", lookup, *only)}
@@ -288,7 +290,12 @@ class PaperWriter:
             id=row["id"],
             slug=paper.slug,
             rank=new_rank,
-            date_uncertain=uncertain_date(full["published"]),
+            date_uncertain=uncertain_date(
+                full["published"],
+                from_arxiv=bool(
+                    full.get("arxiv_primary_category") or row["arxiv_primary_category"]
+                ),
+            ),
             author_names=row["author_names"] if names is None else names,
             values=[full[f] for f in written],
         )
@@ -492,7 +499,9 @@ def _new_paper(paper: PaperIn, new_lists: dict[str, list[str]], counts: tuple) -
     return NewPaper(
         slug=paper.slug,
         rank=paper.rank,
-        date_uncertain=uncertain_date(given.get("published")),
+        date_uncertain=uncertain_date(
+            given.get("published"), from_arxiv=bool(given.get("arxiv_primary_category"))
+        ),
         author_names=names,
         counts=counts,
         values=values,

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from papers.models import KEPT_FACTS
+from papers.models import CONTRIBUTIONS, JOURNALS, KEPT_FACTS
 
 
 class Command(BaseCommand):
@@ -46,7 +46,11 @@ class Command(BaseCommand):
                 raise CommandError("a file could not be read; no fixture written", returncode=2)
             # Not what the pages keep worked out from the records: row ids, which loaddata
             # does not keep (the pages work them out again until the next refresh).
-            kept = [f"--exclude=papers.{model.__name__}" for model in KEPT_FACTS]
+            # Nor who wrote what (the import's own revision among them), nor the harvests' journal.
+            kept = [
+                f"--exclude=papers.{model.__name__}"
+                for model in (*KEPT_FACTS, *CONTRIBUTIONS, *JOURNALS)
+            ]
             if run(
                 "dumpdata", "papers", *kept, "--natural-foreign", "--natural-primary",
                 "--indent", "1", "-o", str(Path(output).resolve()),

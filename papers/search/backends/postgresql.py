@@ -62,6 +62,8 @@ class PostgresBackend(Backend):
     index_class = PostgresIndex
     WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"  # D, C (authors), B (abstract), A (title)
     RELEVANCE = "score DESC, id"
+    # The weight each field's words carry in the vector (migration 0002's trigger).
+    FIELD_WEIGHTS = {"title": "A", "abstract": "B"}
 
     def tsquery(self) -> tuple[str, list]:
         """A tsquery expression built from plainto/phraseto_tsquery pieces: user text is
@@ -70,6 +72,15 @@ class PostgresBackend(Backend):
 
         def term(t: Term) -> str:
             text = " ".join(t.words)
+            if t.field:
+                # Kept to the field's weight (FIELD_WEIGHTS). The words are letters and
+                # digits only (query.py), so they are safe as tsquery syntax.
+                weight = self.FIELD_WEIGHTS[t.field]
+                marked = [f"{w}:{weight}" for w in t.words]
+                if t.prefix:
+                    marked[-1] = f"{t.words[-1]}:*{weight}"
+                params.append(" <-> ".join(marked))
+                return "to_tsquery('cwp_english', %s)"
             if t.prefix:
                 # The stem as a prefix, as SQLite's FTS5 reads a prefix term ("learning"
                 # also finds "learners"); unstemmed as well, for a stop word being typed.
@@ -78,8 +89,11 @@ class PostgresBackend(Backend):
             params.append(text)
             return f"{'phraseto_tsquery' if t.is_phrase else 'plainto_tsquery'}('cwp_english', %s)"
 
-        positive = " && ".join(
-            "(" + " || ".join(term(t) for t in group) + ")" for group in self.parsed.groups
+        positive = " || ".join(
+            "("
+            + " && ".join("(" + " || ".join(term(t) for t in group) + ")" for group in part)
+            + ")"
+            for part in self.parsed.all_but()
         )
         negative = "".join(f" && !!{term(t)}" for t in self.parsed.excluded)
         return f"({positive}{negative})", params

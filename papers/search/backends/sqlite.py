@@ -104,8 +104,11 @@ class SQLiteBackend(Backend):
     def match(self, *, title: bool = False) -> str:
         """The FTS5 expression; `title`: the positive words must all be in the title (the
         excluded words stay excluded from every column)."""
-        positive = " AND ".join(
-            "(" + " OR ".join(self._term(t) for t in group) + ")" for group in self.parsed.groups
+        positive = " OR ".join(
+            "("
+            + " AND ".join("(" + " OR ".join(self._term(t) for t in group) + ")" for group in part)
+            + ")"
+            for part in self.parsed.all_but()
         )
         negative = "".join(f" NOT {self._term(t)}" for t in self.parsed.excluded)
         if title:
@@ -119,7 +122,8 @@ class SQLiteBackend(Backend):
         # is learn*), as on PostgreSQL; an added OR of the exact word would only make
         # bm25() read that word's postings once more.
         quoted = '"' + " ".join(term.words) + '"'
-        return f"{quoted}*" if term.prefix else quoted
+        matched = f"{quoted}*" if term.prefix else quoted
+        return f"{{{term.field}}} : {matched}" if term.field else matched
 
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
         # SQLite flattens the filtered subquery into a join driven by the FTS index.

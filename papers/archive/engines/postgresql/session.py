@@ -22,7 +22,7 @@ from papers.archive.write.papers import PAPER_DEFAULTS
 from papers.search import index as search_index
 
 # The kinds of file that write papers in bulk (the others add at most a few stubs).
-PAPER_KINDS = {"papers", "records"}
+PAPER_KINDS = {"papers", "records", "arxiv"}
 
 
 class PostgresBulkSession(BulkSession):

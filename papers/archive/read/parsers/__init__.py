@@ -50,6 +50,7 @@ __all__ = [
     "parse_record",
 ]
 
+
 PARSERS = {
     "records": parse_record,
     "papers": parse_paper,
