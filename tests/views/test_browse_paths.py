@@ -317,11 +317,11 @@ def test_the_home_page_leads_with_discovery_then_the_execution_summary(client, w
 
     Paper.objects.create(slug="no-code-newest", title="No Code Newest", published="2024-01-01")
     body = client.get("/").content.decode()
-    order = ["home-q", "Newest papers with code", "Most implemented papers of",
+    order = ["home-q", "New papers with code", "Most implemented papers of",
              "State of the art", "Does the code run?"]  # fmt: skip
     positions = [body.index(text) for text in order]
     assert positions == sorted(positions)
-    newest = body[body.index("Newest papers with code") : body.index("Most implemented")]
+    newest = body[body.index("New papers with code") : body.index("Most implemented")]
     assert "/paper/paper-2" in newest and "no-code-newest" not in newest
     assert 'href="/area/computer-vision"' in body
 
