@@ -35,6 +35,11 @@ times:
   venues          /conferences (every venue with its years), the year with the most
                   papers (/conference/<venue>-<year>) and its venue over its years
                   (/conference/<venue>), each with its first page of papers
+  browsing paths  the home page; the area with the most tasks (its first page of 60
+                  cards); /methods/area/<a> of the area with the most methods and
+                  /methods/category/<c> of the biggest collection; /datasets with its
+                  filter counts, unfiltered and ?mod= the commonest modality; the big
+                  task's /codeless and /latest; /trends
 
 and the long tail (long_tail_urls), in the same kinds and against the same goals:
 
@@ -228,6 +233,10 @@ def matches_of(url: str) -> str:
     return fulltext.search(form.cleaned_data["q"], base, limit=0).total_display
 
 
+def big_area_url(slug: str) -> str:
+    return f"/area/{slug}"
+
+
 def long_tail_urls(rng: random.Random, requests: int) -> list[tuple[str, str, list[str]]]:
     """(kind, name, urls) of the long tail: phrases of common words, pasted titles
     (whole, and with one word changed), questions, stop words, filters with and without
@@ -319,9 +328,11 @@ def title_quality(rng: random.Random) -> dict:
 
 
 def browse_urls() -> dict[str, str]:
-    """The browse pages measured: /sota and the biggest task, leaderboard (whole, and
-    filtered to the rows whose code has a report) and method, /conferences, and the
-    venue year with the most papers and its venue over all its years."""
+    """The browse pages measured: the home page, /sota and the biggest area, task (its
+    papers with code, without code and newest), leaderboard (whole, and filtered to the
+    rows whose code has a report) and method, the biggest method area and category, the
+    datasets unfiltered and filtered to the commonest modality, /trends, /conferences,
+    and the venue year with the most papers and its venue over all its years."""
     from django.db.models import Count, Sum
 
     from papers.models import Leaderboard, Method, Task, Venue
@@ -340,7 +351,29 @@ def browse_urls() -> dict[str, str]:
     method = Method.objects.order_by("-paper_count", "id").first()
     venue = Venue.objects.order_by("-paper_count", "id").first()
     series = Venue.objects.filter(series=venue.series).aggregate(n=Sum("paper_count"))["n"]
+    from papers import dataset_filters, taxonomy
+
+    areas = taxonomy.areas(keep=0)
+    big_area = max(areas, key=lambda a: a.task_count)
+    groups = taxonomy.collection_groups()
+    method_area = max(groups, key=lambda g: g.method_count)
+    collection = max((c for g in groups for c in g.collections), key=lambda c: c.method_count)
+    modalities = dataset_filters.build_index().ids["mod"]
+    modality = max(modalities, key=lambda m: len(modalities[m]))
     return {
+        "home page": "/",
+        f"big area page, first 60 of {big_area.task_count} tasks": big_area_url(big_area.slug),
+        f"methods of the biggest area ({method_area.area})": (f"/methods/area/{method_area.slug}"),
+        f"biggest method category ({collection.method_count} methods)": (
+            f"/methods/category/{collection.slug}"
+        ),
+        "datasets, unfiltered, with filter counts": "/datasets",
+        f"datasets of the commonest modality ({len(modalities[modality])})": (
+            f"/datasets?mod={modality}"
+        ),
+        "big task, papers without code": f"{task.get_absolute_url()}/codeless",
+        "big task, every paper newest first": f"{task.get_absolute_url()}/latest",
+        "framework trends (/trends)": "/trends",
         "sota index (/sota)": "/sota",
         f"big task page ({task.benchmark_count} boards, {task.paper_count} papers)": (
             task.get_absolute_url()

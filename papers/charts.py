@@ -7,7 +7,10 @@ same facts. Coordinates are in a fixed viewBox; the SVG scales to its box's widt
 
 - `progress_chart()`: a leaderboard's results over time, each dated result a point
   (paper date by metric value), the running best a step line (down when lower is better),
-  the record-setting results labelled with their model names.
+  the record-setting results labelled with their model names, each label placed clear of
+  the line, the points and the other labels. Past a few hundred results the results that
+  set no record are drawn as a density layer: the plot cut into small cells, each shaded
+  by how many results fall in it, so a board of 9,000 rows reads as a cloud, not a block.
 - `usage_chart()`: papers a year, as bars (a method's use over time).
 - `share_bar()`: parts of a whole as one stacked bar (samples by status).
 """
@@ -20,6 +23,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from papers.chart_labels import _line_boxes, _overlaps, _place_labels  # noqa: F401
+
 # The viewBox of the line and bar charts, and their plot area inside it.
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 20, 40
@@ -28,10 +33,14 @@ LABEL_CHARS = 22  # a record's label: the model name cut to this many characters
 # the desktop size), and the height of a line.
 LABEL_CHAR_WIDTH = 8.0
 LABEL_HEIGHT = 16
+# The progress chart is wider: it spans the page's width.
+PROGRESS_WIDTH, PROGRESS_HEIGHT = 960, 340
 # Up to this many results every point is its own linked shape; past it, the records are,
-# and the other points are drawn together as one path (a board of 9,000 rows would
-# otherwise weigh a megabyte), one dot per distinct position.
+# and the other results are binned into DENSITY_CELL-unit squares drawn as one path a
+# shade (DENSITY_LEVELS shades, darker for fuller cells).
 LINK_EVERY_POINT = 200
+DENSITY_CELL = 10
+DENSITY_LEVELS = 4
 # Past this magnitude the y axis counts in units of the largest value (see progress_chart_of).
 HUGE = 1e300
 
@@ -78,15 +87,15 @@ class ProgressChart:
     y_ticks: list[Tick]
     undated: int  # results with a value but no date: left out of the chart
     count: int = 0  # dated results drawn
-    # Past LINK_EVERY_POINT results, the points that are not records: one path of
-    # zero-length strokes (round caps draw the dots), each distinct rounded position once.
-    dots_path: str = ""
-    width: int = WIDTH
-    height: int = HEIGHT
+    # Past LINK_EVERY_POINT results, the results that are not records, binned: one path
+    # of cells per shade, the lightest first (see `density_layer`).
+    density: list[str] = field(default_factory=list)
+    width: int = PROGRESS_WIDTH
+    height: int = PROGRESS_HEIGHT
     left: int = LEFT
-    right: int = WIDTH - RIGHT
+    right: int = PROGRESS_WIDTH - RIGHT
     top: int = TOP
-    bottom: int = HEIGHT - BOTTOM
+    bottom: int = PROGRESS_HEIGHT - BOTTOM
 
     @property
     def link_every_point(self) -> bool:
@@ -103,7 +112,30 @@ class ProgressChart:
         for result in self.detailed:
             if result.key in details:
                 result.label, result.value_text, result.href = details[result.key]
-        _place_labels(self.records, self.left, self.right, self.top)
+        _place_labels(
+            self.records, self._obstacles(), self.left, self.right, self.top, self.bottom
+        )
+
+    def _obstacles(self) -> list[tuple[float, float, float, float]]:
+        """Boxes a record's label must not cover: the line, the points drawn one by one
+        and the density layer's cells."""
+        boxes = _line_boxes(self.records, self.right)
+        boxes += [(p.x - 7, p.y - 7, p.x + 7, p.y + 7) for p in self.points]
+        for path in self.density:
+            for x, y in _CELL.findall(path):
+                x, y = float(x), float(y)
+                boxes.append((x, y, x + DENSITY_CELL, y + DENSITY_CELL))
+        return boxes
+
+    @property
+    def others(self) -> int:
+        """Dated results that set no record."""
+        return self.count - len(self.records)
+
+    @property
+    def shades(self) -> list[tuple[int, str]]:
+        """(shade, path) of the density layer, lightest first."""
+        return [(level, path) for level, path in enumerate(self.density, 1) if path]
 
     def to_json(self) -> dict:
         """The chart as JSON, without what `attach()` adds (labels, value texts, links:
@@ -121,7 +153,7 @@ class ProgressChart:
             "y_ticks": [[t.position, t.text] for t in self.y_ticks],
             "undated": self.undated,
             "count": self.count,
-            "dots_path": self.dots_path,
+            "density": self.density,
         }
 
     @classmethod
@@ -141,7 +173,7 @@ class ProgressChart:
             y_ticks=[Tick(position, text) for position, text in data["y_ticks"]],
             undated=data["undated"],
             count=data["count"],
-            dots_path=data["dots_path"],
+            density=data["density"],
         )
 
     @property
@@ -149,8 +181,9 @@ class ProgressChart:
         """What the chart shows, in a sentence (its <desc>)."""
         first, last = self.records[0].result, self.records[-1].result
         direction = "lower" if self.lower_is_better else "higher"
+        shaded = " (the results that set no record shaded by density)" if self.density else ""
         text = (
-            f"{self.count} dated results for {self.metric} ({direction} is better). "
+            f"{self.count} dated results{shaded} for {self.metric} ({direction} is better). "
             f"The best went from {first.value_text} ({first.label}, {first.date:%b %Y}) "
             f"to {last.value_text} ({last.label}, {last.date:%b %Y})"
         )
@@ -247,7 +280,7 @@ def progress_chart_of(
         return None
     dated.sort(key=lambda entry: entry[:2])  # by date, the best of a day first
     frame = _Frame.of(dated)
-    points, records, dots = _plot(dated, frame, keys_are_results)
+    points, records, cells = _plot(dated, frame, keys_are_results)
 
     # The running best: flat until the next record, then a step to it; on to the last date.
     path = [f"M{records[0].x},{records[0].y}"]
@@ -255,8 +288,7 @@ def progress_chart_of(
         path.append(f"H{point.x}V{point.y}")
     path.append(f"H{frame.x_of(frame.last_day)}")
 
-    _place_labels(records, frame.left, frame.right, frame.top)
-    return ProgressChart(
+    chart = ProgressChart(
         metric=metric,
         lower_is_better=lower_is_better,
         points=points,
@@ -266,8 +298,28 @@ def progress_chart_of(
         y_ticks=frame.y_ticks(),
         undated=undated,
         count=len(dated),
-        dots_path="".join(f"M{x} {y}h0" for x, y in sorted(dots)),
+        density=density_layer(cells),
     )
+    chart.attach({})
+    return chart
+
+
+_CELL = re.compile(r"M([\d.-]+) ([\d.-]+)")
+
+
+def density_layer(cells: dict[tuple[int, int], int]) -> list[str]:
+    """One path of squares per shade from {(x, y) of a cell's corner: results in it}:
+    shade k of DENSITY_LEVELS holds the cells whose count reaches the k-th step of a
+    logarithmic scale up to the fullest cell (one result is always the lightest)."""
+    if not cells:
+        return []
+    fullest = max(cells.values())
+    paths: list[list[str]] = [[] for _ in range(DENSITY_LEVELS)]
+    for (x, y), n in sorted(cells.items()):
+        share = math.log(n) / math.log(fullest) if fullest > 1 else 0.0
+        level = min(DENSITY_LEVELS - 1, int(share * DENSITY_LEVELS))
+        paths[level].append(f"M{x} {y}h{DENSITY_CELL}v{DENSITY_CELL}h-{DENSITY_CELL}z")
+    return ["".join(path) for path in paths]
 
 
 @dataclass
@@ -283,9 +335,9 @@ class _Frame:
     y_low: float
     y_high: float
     left: float = LEFT
-    right: float = WIDTH - RIGHT
+    right: float = PROGRESS_WIDTH - RIGHT
     top: float = TOP
-    bottom: float = HEIGHT - BOTTOM
+    bottom: float = PROGRESS_HEIGHT - BOTTOM
 
     @classmethod
     def of(cls, dated: list[tuple]) -> _Frame:
@@ -323,12 +375,14 @@ class _Frame:
     def y_of(self, value: float) -> float:
         return round(self.bottom - (value / self.unit - self.y_low) * self.y_scale, 1)
 
-    def dot(self, day: float, value: float) -> tuple[int, int]:
-        """A point's position in whole user units, rounded: one dot per distinct one."""
-        return (
-            int(self.left + (day - self.x_low) * self.x_scale + 0.5),
-            int(self.bottom - (value / self.unit - self.y_low) * self.y_scale + 0.5),
-        )
+    def cell(self, day: float, value: float) -> tuple[int, int]:
+        """The corner of the density cell a result falls in (cells tile the plot area
+        from its top left corner)."""
+        x = self.left + (day - self.x_low) * self.x_scale
+        y = self.bottom - (value / self.unit - self.y_low) * self.y_scale
+        column = int((x - self.left) // DENSITY_CELL)
+        row = int((y - self.top) // DENSITY_CELL)
+        return int(self.left) + column * DENSITY_CELL, int(self.top) + row * DENSITY_CELL
 
     def x_ticks(self) -> list[Tick]:
         first_year = dt.date.fromordinal(self.first_day).year
@@ -354,11 +408,12 @@ class _Frame:
 
 def _plot(
     dated: list[tuple], frame: _Frame, keys_are_results: bool
-) -> tuple[list[Point], list[Point], set[tuple[int, int]]]:
+) -> tuple[list[Point], list[Point], dict[tuple[int, int], int]]:
     """The points drawn one by one (every result on a small board, else the records),
-    the records among them, and the other results' dots."""
+    the records among them, and the other results counted by density cell."""
     each = len(dated) <= LINK_EVERY_POINT
-    points, records, dots = [], [], set()
+    points, records = [], []
+    cells: dict[tuple[int, int], int] = {}
     best = None  # the best so far, signed so that smaller is better
     for day, signed, value, key in dated:
         record = best is None or signed < best
@@ -371,30 +426,9 @@ def _plot(
             if record:
                 records.append(point)
         else:
-            dots.add(frame.dot(day, value))
-    return points, records, dots
-
-
-def _place_labels(records: list[Point], left: float, right: float, top: float) -> None:
-    """Label records with their model names, newest first, skipping a record whose label
-    would overlap one already placed (their boxes, estimated from the text's length);
-    the current best is always labelled."""
-    placed: list[tuple[float, float, float]] = []  # start, end and baseline of each label
-    for point in reversed(records):
-        text = _cut(point.result.label or point.result.value_text)
-        width = len(text) * LABEL_CHAR_WIDTH
-        anchor = "end" if point.x > left + (right - left) * 0.6 else "start"
-        label_x = point.x - 6 if anchor == "end" else point.x + 6
-        label_y = max(top + 10, point.y - 8)
-        start, end = (label_x - width, label_x) if anchor == "end" else (label_x, label_x + width)
-        if any(
-            start < other_end and other_start < end and abs(label_y - y) < LABEL_HEIGHT
-            for other_start, other_end, y in placed
-        ):
-            continue
-        point.label = text
-        point.label_x, point.label_y, point.label_anchor = label_x, label_y, anchor
-        placed.append((start, end, label_y))
+            cell = frame.cell(day, value)
+            cells[cell] = cells.get(cell, 0) + 1
+    return points, records, cells
 
 
 # --- papers a year ----------------------------------------------------------------------------

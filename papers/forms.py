@@ -233,6 +233,16 @@ class CatalogueForm(PaperPageForm):
     collection = _Text()
 
 
+class DatasetIndexForm(CatalogueForm):
+    """/datasets: besides the catalogue's, Papers with Code's filters by modality, task
+    and language (`?mod=images&task=image-classification&lang=english`), each a value's
+    name or slug."""
+
+    mod = _Text()
+    task = _Text()
+    lang = _Text()
+
+
 class VenueIndexForm(PaperPageForm):
     """/conferences: a name filter, a sort and a page."""
 

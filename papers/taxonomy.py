@@ -13,7 +13,7 @@ from django.db.models import Count, Q
 from django.utils.text import slugify
 
 from codewithpapers.cache import by_version
-from papers.models import Collection, Task, TaskEdge
+from papers.models import Collection, Method, Task, TaskEdge
 from papers.paging import Page, page_of
 from papers.vocabularies import STATUS_CLAIM
 
@@ -131,9 +131,11 @@ SORTS = {
 }
 
 
-def catalogue_page(model, q: str, sort: str, number: int, per_page: int, **filters) -> Page:
+def catalogue_page(
+    model, q: str, sort: str, number: int, per_page: int, *where, **filters
+) -> Page:
     """/tasks, /datasets, /methods: visible records whose name (or full name) holds q."""
-    records = model.objects.listed().filter(**filters)
+    records = model.objects.listed().filter(*where, **filters)
     if q:
         names = Q(name__icontains=q)
         if hasattr(model, "full_name"):
@@ -150,6 +152,16 @@ class CollectionGroup:
     area: str
     collections: list
 
+    @property
+    def slug(self) -> str:
+        """The area's address on /methods/area/<slug>."""
+        return slugify(self.area)
+
+    @property
+    def method_count(self) -> int:
+        """Methods in its collections (a method in two of them counts twice)."""
+        return sum(c.method_count for c in self.collections)
+
 
 def collection_groups() -> list[CollectionGroup]:
     """Method collections by area, each with its number of visible methods: one query."""
@@ -162,6 +174,22 @@ def collection_groups() -> list[CollectionGroup]:
             name = collection.area or OTHER_AREA
             groups.setdefault(name, CollectionGroup(name, [])).collections.append(collection)
     return sorted(groups.values(), key=lambda g: (g.area == OTHER_AREA, g.area.casefold()))
+
+
+def method_area(slug: str) -> CollectionGroup | None:
+    """The area of method collections /methods/area/<slug> names (the slug of its name;
+    collections with no area are in "Other"), with its collections: one query."""
+    for group in collection_groups():
+        if group.slug == slug:
+            return group
+    return None
+
+
+def area_methods(group: CollectionGroup):
+    """The visible methods in any collection of the area, each once."""
+    areas = ["", OTHER_AREA] if group.area == OTHER_AREA else [group.area]
+    links = Method.collections.through.objects.filter(collection__area__in=areas)
+    return Q(id__in=links.values("method_id"))
 
 
 # --- the subtask tree --------------------------------------------------------------------------

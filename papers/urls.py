@@ -8,6 +8,7 @@ app_name = "papers"
 urlpatterns = [
     path("", pages.home, name="home"),
     path("about", pages.about, name="about"),
+    path("trends", pages.trends, name="trends"),
     path("search", search.search, name="search"),
     path("search/names/<str:field>", search.search_names, name="search-names"),
     path("paper/<str:slug>.json", papers.paper_json, name="paper-json"),
@@ -39,7 +40,13 @@ urlpatterns = [
     path("tasks", browse.task_index, name="tasks"),
     path("datasets", browse.dataset_index, name="datasets"),
     path("methods", browse.method_index, name="methods"),
+    path("methods/area/<str:slug>", browse.method_area, name="method-area"),
+    path("methods/category/<str:slug>", browse.method_category, name="method-category"),
     path("task/<str:slug>", browse.task_detail, name="task"),
+    path(
+        "task/<str:slug>/codeless", browse.task_detail, {"view": "codeless"}, name="task-codeless"
+    ),
+    path("task/<str:slug>/latest", browse.task_detail, {"view": "latest"}, name="task-latest"),
     path("method/<str:slug>", browse.method_detail, name="method"),
     path("dataset/<str:slug>", browse.dataset_detail, name="dataset"),
     path("conferences", browse.conference_index, name="conferences"),

@@ -9,7 +9,9 @@ Kept, for the pages to read instead of working it out per request:
   (papers.kept.venues);
 - each leaderboard's rankings, progress charts and execution facts
   (papers.kept.rankings), which an ORM write to a board forgets at once
-  (papers.kept.signals) so that a page never reads a stale ranking.
+  (papers.kept.signals) so that a page never reads a stale ranking;
+- the frameworks' shares of new code links a quarter, for /trends (papers.kept.trends),
+  refreshed by `refresh_all()` only.
 
 Who refreshes:
 - any write to the records (the admin through papers.kept.admin, the write API and
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from papers.kept import curated, venues
+from papers.kept import curated, trends, venues
 from papers.kept.papers import refresh_author_names, refresh_counts
 from papers.kept.rankings import forget_boards, refresh_boards
 from papers.models import Dataset, Leaderboard, LeaderboardRow, Method, Paper, Task, Venue
@@ -41,6 +43,7 @@ def refresh_all() -> int:
     changed = sum(curated.refresh_counts(model.objects.all()) for model in CURATED)
     changed += venues.refresh_venues()
     refresh_boards()
+    trends.refresh_trends()
     return changed
 
 

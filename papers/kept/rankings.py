@@ -51,7 +51,7 @@ Ranking = list[tuple[int, int | None]]  # (row id, rank or None), best first
 # The version of what a kept ranking holds: raise it with any change to how rows are
 # ranked, dated or charted here or in papers.charts, so that rankings kept by the code
 # before are ignored (the pages rank live) until the next refresh.
-VERSION = 2
+VERSION = 3
 
 
 def metric_number(value) -> float | None:

@@ -52,7 +52,9 @@ def find_board(slug: str) -> tuple[Leaderboard | None, bool]:
 BOARD_PAGE = 100  # rows of a leaderboard's table a page
 
 
-# The board's row filter: which rows the table keeps (their ranks stay the board's).
+# The board's row filter: which rows the table keeps (their ranks stay the board's). A
+# filter is a key here, a count in BoardView.row_filters and a test in
+# BoardExecution.keeps; its chip swaps the results only (#results).
 ROW_FILTERS = {
     "": "All rows",
     "report": "Code has a report",
@@ -78,6 +80,11 @@ class BoardView:
     @property
     def choices(self) -> list[tuple[str, LeaderboardMetric]]:
         return list(zip(self.metric_ids, self.metrics, strict=True))
+
+    @property
+    def other_metrics(self) -> list[LeaderboardMetric]:
+        """The metrics beside the one ranking the rows, in the board's order."""
+        return [m for m in self.metrics if m != self.metric]
 
     @property
     def rows(self) -> list[LeaderboardRow]:
@@ -120,7 +127,8 @@ def _facts_of_board(
             ranking, chart = kept if kept is not None else (None, None)
             return ranking, chart, execution
         facts = by_version(
-            f"board.{board.id}.facts", functools.partial(rankings.board_facts, board, metrics)
+            f"board.{board.id}.facts.v{rankings.VERSION}",
+            functools.partial(rankings.board_facts, board, metrics),
         )
     else:
         facts = rankings.board_facts(board, metrics)

@@ -1,5 +1,6 @@
 from papers.models.base import ARCHIVE_SNAPSHOT, Record
 from papers.models.contributions import ApiToken, Level, Proposal, Revision
+from papers.models.facts import KeptFact
 from papers.models.harvests import Harvest
 from papers.models.leaderboards import (
     Leaderboard,
@@ -40,7 +41,7 @@ from papers.models.venues import Venue
 # What the site works out from the records and keeps for the pages (papers.kept: the facts
 # of each board, the venues): neither staff's nor an archive's data (no admin, no natural
 # keys, never exported).
-KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue)
+KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue, KeptFact)
 # Who may write and what they wrote (papers.contributions): not archive data either (never
 # exported, nor compared between imports).
 CONTRIBUTIONS = (ApiToken, Revision, Proposal)
@@ -60,6 +61,7 @@ __all__ = [
     "Collection",
     "Dataset",
     "Harvest",
+    "KeptFact",
     "Leaderboard",
     "LeaderboardExecution",
     "LeaderboardMetric",

@@ -314,6 +314,31 @@ class Dataset(Curated):
             models.Index(fields=["name"], name="dataset_name_idx"),
         ]
 
+    @property
+    def loaders(self) -> list[dict]:
+        """The archive's data loaders of the dataset (kept in `extra`): each its URL, the
+        repository holding it, its frameworks and the text to show; the same URL once."""
+        found, seen = [], set()
+        given = (self.extra or {}).get("data_loaders") if isinstance(self.extra, dict) else None
+        for item in given if isinstance(given, list) else []:
+            if not isinstance(item, dict) or not isinstance(item.get("url"), str):
+                continue
+            if item["url"] in seen:
+                continue
+            seen.add(item["url"])
+            frameworks = item.get("frameworks")
+            found.append(
+                {
+                    "url": item["url"],
+                    "repo": item.get("repo") if isinstance(item.get("repo"), str) else "",
+                    "frameworks": [f for f in frameworks if isinstance(f, str)]
+                    if isinstance(frameworks, list)
+                    else [],
+                    "shown": item["url"].removeprefix("https://").removeprefix("http://"),
+                }
+            )
+        return found
+
     def get_absolute_url(self) -> str:
         return reverse("papers:dataset", kwargs={"slug": self.slug})
 

@@ -323,6 +323,70 @@ def execution_badge(paper):
     )
 
 
+# The report's words the glossary on /about explains, by the anchor of their entry.
+GLOSSARY = {
+    "status": "status",
+    "contract_check": "contract-check",
+    "verification_level": "level",
+    "metamorphic_tier": "tier",
+    "repo_kind": "repository-kind",
+}
+
+
+@register.simple_tag
+def status_term(value):
+    """A sample status as a reader reads it: its human label, then the report's code in
+    an <abbr> (expanded by the label), linked to its entry in the glossary on /about. A
+    status no vocabulary knows is shown verbatim, linked to the glossary's statuses."""
+    from django.urls import reverse
+    from django.utils.html import format_html
+
+    value = "" if value is None else str(value)
+    known = value in SampleStatus.values
+    anchor = f"status-{value}" if known else "term-status"
+    label = status_text(value)
+    code = (
+        format_html(' <abbr class="code" title="{}">{}</abbr>', label, value)
+        if known and label != value
+        else ""
+    )
+    return format_html(
+        '<a class="term" href="{}#{}"><span class="{}">{}</span>{}</a>',
+        reverse("papers:about"),
+        anchor,
+        status_class(value),
+        label,
+        code,
+    )
+
+
+@register.simple_tag
+def glossary_link(term: str, text: str):
+    """A report term ("Tier", "Level") linked to its entry in the glossary on /about."""
+    from django.urls import reverse
+    from django.utils.html import format_html
+
+    return format_html(
+        '<a class="term" href="{}#term-{}">{}</a>',
+        reverse("papers:about"),
+        GLOSSARY.get(term, term),
+        text,
+    )
+
+
+@register.filter
+def status_abbr(value):
+    """A sample status's human label with the report's code after it in an <abbr>, for
+    places already inside a link (a status not in the vocabulary: verbatim, alone)."""
+    from django.utils.html import format_html
+
+    value = "" if value is None else str(value)
+    label = status_text(value)
+    if value not in SampleStatus.values or label == value:
+        return format_html("{}", value)
+    return format_html('{} <abbr class="code" title="{}">{}</abbr>', label, label, value)
+
+
 @register.simple_tag
 def provenance(record) -> str:
     """Where a record's values come from, as the pages say it: "archive (snapshot

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,10 +15,11 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
-from papers import charts, conferences, markup, outlinks, querysets, taxonomy
-from papers.forms import CatalogueForm, PaperPageForm, VenueIndexForm
+from papers import charts, conferences, dataset_filters, markup, outlinks, querysets, taxonomy
+from papers.forms import CatalogueForm, DatasetIndexForm, PaperPageForm, VenueIndexForm
 from papers.leaderboards.ranks import benchmarks
 from papers.models import Collection, Dataset, Method, PaperDataset, PaperMethod, PaperTask, Task
+from papers.paging import Page, clamped
 from papers.templatetags.papers_tags import status_items
 from papers.views.common import HtmxHttpRequest, paper_list, search_url, valid, wants_fragment
 
@@ -60,32 +62,44 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@reads()
+AREA_PAGE = 60  # task cards an area's page shows at a time
+
+
+@reads(PaperPageForm)
 @require_safe
 def area_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """An area's tasks, most benchmarked first, a page of cards at a time (computer
+    vision has a thousand)."""
+    data, error = valid(PaperPageForm, request)
+    if error:
+        return error
     area = taxonomy.area(slug)
     if area is None:
         raise Http404("No such area")
-    context = {"area": area, "claims": taxonomy.task_claims([area])}
+    window = clamped(data["page"] or 1, len(area.tasks), AREA_PAGE)
+    page = Page(window.slice(area.tasks), len(area.tasks), window.number, AREA_PAGE)
+    context = {"area": area, "page": page, "claims": taxonomy.task_claims([area])}
     return render(request, "papers/area.html", context)
 
 
-def _index(request: HttpRequest, model, **extra) -> HttpResponse:
+def _index(request: HttpRequest, model, *where, collection=None, **extra) -> HttpResponse:
+    """A catalogue of tasks, datasets or methods (those matching `where`, or in
+    `collection`), filtered by name, sorted and paged."""
     data, error = valid(CatalogueForm, request)
     if error:
         return error
     filters = {}
-    collection = None
-    if model is Method and data["collection"]:
+    if model is Method and data["collection"] and collection is None:
         collection = Collection.objects.filter(slug=data["collection"]).first()
         if collection is None:
             raise Http404("No such collection")
+    if collection is not None:
         filters["collections"] = collection
     sort = data["sort"] or "name"
     if model is Method and sort == "benchmarks":
         sort = "name"
     page = taxonomy.catalogue_page(
-        model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, **filters
+        model, data["q"], sort, data["page"] or 1, data["per_page"] or 50, *where, **filters
     )
     context = {
         "page": page,
@@ -111,12 +125,20 @@ def task_index(request: HttpRequest) -> HttpResponse:
     )
 
 
-@reads(CatalogueForm)
+@reads(DatasetIndexForm)
 @require_safe
 def dataset_index(request: HttpRequest) -> HttpResponse:
+    data, error = valid(DatasetIndexForm, request)
+    if error:
+        return error
+    kept, facets = dataset_filters.apply({key: data[key] for key in dataset_filters.FILTERS})
+    where = [] if kept is None else [Q(id__in=sorted(kept))]
     return _index(
         request,
         Dataset,
+        *where,
+        facets=dataset_filters.with_links(facets, request.GET),
+        filtered=kept is not None,
         heading="Datasets",
         blurb="Every dataset in the archive, with the papers using it and its benchmarks.",
         has_benchmarks=True,
@@ -131,29 +153,107 @@ def method_index(request: HttpRequest) -> HttpResponse:
         request,
         Method,
         heading="Methods",
-        blurb="Every method in the archive (architectures, layers, losses, optimisers…), "
-        "with the papers using it; by collection below.",
+        blurb=METHODS_BLURB,
         has_benchmarks=False,
         dump_counts=True,
         groups=taxonomy.collection_groups(),
     )
 
 
+METHODS_BLURB = (
+    "Every method in the archive (architectures, layers, losses, optimisers…), with the "
+    "papers using it; by area and collection below."
+)
+
+
+@reads(CatalogueForm)
+@require_safe
+def method_area(request: HttpRequest, slug: str) -> HttpResponse:
+    """/methods/area/<area>: the area's collections, then every method in any of them."""
+    group = taxonomy.method_area(slug)
+    if group is None:
+        raise Http404("No such area of methods")
+    return _index(
+        request,
+        Method,
+        taxonomy.area_methods(group),
+        heading=f"Methods: {group.area}",
+        blurb=f"The methods of {group.area}, by collection, with the papers using them.",
+        has_benchmarks=False,
+        dump_counts=True,
+        method_area=group,
+    )
+
+
+@reads(CatalogueForm)
+@require_safe
+def method_category(request: HttpRequest, slug: str) -> HttpResponse:
+    """/methods/category/<collection>: the methods of one collection."""
+    collection = get_object_or_404(Collection, slug=slug)
+    area = taxonomy.CollectionGroup(collection.area or taxonomy.OTHER_AREA, [])
+    return _index(
+        request,
+        Method,
+        collection=collection,
+        heading="Methods",
+        blurb=collection.description
+        or f"The methods of the {collection.name} collection, with the papers using them.",
+        has_benchmarks=False,
+        dump_counts=True,
+        collection_area=area,
+    )
+
+
+# A task's lists of papers, at Papers with Code's addresses: (URL suffix, heading, the
+# words after "N papers" in the list's count).
+TASK_VIEWS = {
+    "code": ("", "Papers with code", "with code"),
+    "codeless": ("codeless", "Papers without code", "without code"),
+    "latest": ("latest", "Newest papers", "in all, newest first"),
+}
+
+
 @reads(PaperPageForm)
 @require_safe
-def task_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def task_detail(request: HttpRequest, slug: str, view: str = "code") -> HttpResponse:
+    """A task: its subtasks, benchmarks and one of its lists of papers (with code, the
+    default; without code, /codeless; every paper, newest first, /latest)."""
     task = get_object_or_404(Task.objects.prefetch_related("parents"), slug=slug)
     links = PaperTask.objects.filter(task=task)
-    papers = querysets.linked_papers(links, task.code_paper_count).with_code()
-    search = {"task": task.slug, "has_code": 1}
-    context, error = paper_list(request, papers, search, task.code_paper_count)
+    papers = querysets.linked_papers(links, task.paper_count)
+    if view == "code":
+        papers, total = papers.with_code(), task.code_paper_count
+    elif view == "codeless":
+        papers = papers.filter(code_link_count=0)
+        total = max(0, task.paper_count - task.code_paper_count)
+    else:
+        total = task.paper_count
+    # The search can keep a task's papers with code, or all of them; not those without.
+    search = {"code": {"task": task.slug, "has_code": 1}, "codeless": {}}.get(
+        view, {"task": task.slug}
+    )
+    context, error = paper_list(request, papers, search, total)
     if error:
         return error
+    tabs = [
+        (key, heading, reverse(f"papers:task-{key}" if key != "code" else "papers:task",
+                               kwargs={"slug": task.slug}), count)
+        for (key, (_, heading, _)), count in zip(
+            TASK_VIEWS.items(),
+            (task.code_paper_count, max(0, task.paper_count - task.code_paper_count),
+             task.paper_count),
+            strict=True,
+        )
+    ]  # fmt: skip
     return render(
         request,
         "papers/task.html",
         {
             "task": task,
+            "view": view,
+            "views": tabs,
+            "view_heading": TASK_VIEWS[view][1],
+            "papers_kind": TASK_VIEWS[view][2],
             "execution": execution_line(task, "task"),
             "tree": taxonomy.subtask_tree(task),
             "benchmarks": benchmarks(task.leaderboards.all()),

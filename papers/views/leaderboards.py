@@ -50,7 +50,7 @@ def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "outlinks": outlinks.resolve(board_urls(board, view)),
         **outlinks.without_dead_links(markup.render_all(description=board.description)),
     }
-    template = (
-        "papers/leaderboard.html#board" if wants_fragment(request) else "papers/leaderboard.html"
-    )
+    template = "papers/leaderboard.html"
+    if wants_fragment(request):  # the rows filter swaps the results, the metric the board
+        template += "#results" if request.htmx.target == "results" else "#board"
     return render(request, template, context)

@@ -1,4 +1,4 @@
-"""The home page and /about."""
+"""The home page, /about and /trends."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from django.views.decorators.http import require_safe
 
 from codewithpapers.cache import by_version
 from codewithpapers.middleware import reads
+from papers import share_chart, taxonomy
+from papers.kept import trends as kept_trends
 from papers.models import Paper, Repository, Sample
 from papers.search import index as search_index
 from papers.vocabularies import (
@@ -19,12 +21,7 @@ from papers.vocabularies import (
     SampleStatus,
 )
 
-PAGE_LIST = 50  # the latest papers on the home page
-
-
-def _paper_list(queryset):
-    """Papers for a list, with their first authors, in a constant number of queries."""
-    return queryset.visible().with_authors()[:PAGE_LIST]
+HOME_LIST = 8  # papers in each of the home page's discovery lists
 
 
 def _archive_counts() -> dict:
@@ -47,17 +44,50 @@ def new_with_code() -> list[Paper]:
     return list(Paper.objects.latest().with_code().with_authors()[:NEW_WITH_CODE])
 
 
+def _discovery() -> dict:
+    """What the home page leads with, kept per content version: the most implemented
+    papers of the year of the newest paper with code, as ids (the papers are read per
+    request), and the areas of the state of the art with their task counts."""
+    newest = Paper.objects.latest().with_code().values_list("published", flat=True).first()
+    year = newest.year if newest else None
+    implemented = (
+        list(
+            Paper.objects.visible()
+            .with_code()
+            .filter(published__year=year, date_uncertain=False)
+            .order_by("-code_link_count", "-id")
+            .values_list("id", flat=True)[:HOME_LIST]
+        )
+        if year
+        else []
+    )
+    areas = [
+        {"name": a.name, "slug": a.slug, "tasks": a.task_count, "benchmarks": a.benchmark_count}
+        for a in taxonomy.areas(keep=0)
+    ]
+    return {"implemented_year": year, "implemented_ids": implemented, "areas": areas}
+
+
 @reads()
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
+    """Discovery first (search, the newest papers with code, the most implemented papers
+    of the year, the areas of the state of the art), then the execution summary."""
+    discovery = by_version("home-discovery", _discovery)
+    ids = discovery["implemented_ids"]
+    implemented = sorted(
+        Paper.objects.filter(id__in=ids).visible().with_authors(),
+        key=lambda paper: ids.index(paper.id),
+    )
     return render(
         request,
         "papers/home.html",
         {
             **by_version("home-counts", _archive_counts),
+            **discovery,
             "status_claim": STATUS_CLAIM,
-            "latest": _paper_list(Paper.objects.latest()),
             "new_with_code": new_with_code(),
+            "implemented": implemented,
         },
     )
 
@@ -72,4 +102,20 @@ def about(request: HttpRequest) -> HttpResponse:
             "statuses": [(s, s.label, STATUS_EXPLANATIONS[s]) for s in SampleStatus],
             "repo_kinds": [(k, k.label, REPO_KIND_EXPLANATIONS[k]) for k in RepoKind],
         },
+    )
+
+
+@reads()
+@require_safe
+def trends(request: HttpRequest) -> HttpResponse:
+    """Each framework's share of the new code links a quarter (papers.kept.trends keeps
+    them: one query)."""
+    data = kept_trends.kept()
+    # In the kept order (PostgreSQL's jsonb keeps no key order).
+    series = {name: data["links"][name] for name in data["frameworks"]} if data else {}
+    chart = share_chart.share_chart(data["quarters"], series) if data else None
+    return render(
+        request,
+        "papers/trends.html",
+        {"chart": chart, "kept": data is not None, "min_links": kept_trends.MIN_LINKS},
     )

@@ -4,6 +4,8 @@
 (function () {
   "use strict";
 
+  const FLAG_ON = ["1", "true", "on", "yes"];
+
   // Empty fields are not sent: a pushed URL reads ?q=graph, not ?q=graph&task=&sort=.
   document.addEventListener("htmx:configRequest", function (event) {
     const data = event.detail.formData;
@@ -40,7 +42,11 @@
       for (const field of form.elements) {
         if (!field.name || (field === document.activeElement && all !== true)) continue;
         if (field.type === "checkbox" || field.type === "radio") {
-          field.checked = params.getAll(field.name).includes(field.value);
+          // A flag (value "1") is on however the URL spells it: the server reads
+          // has_code=on, =true and =yes as it reads =1 (papers.forms.Flag).
+          const values = params.getAll(field.name);
+          field.checked = values.includes(field.value) || (field.value === "1" &&
+            values.some(function (v) { return FLAG_ON.includes(v.toLowerCase()); }));
         } else if (field.type !== "submit" && field.type !== "button") {
           field.value = params.get(field.name) || "";
         }

@@ -26,6 +26,7 @@ from papers.models import (
     Author,
     Collection,
     Dataset,
+    KeptFact,
     Leaderboard,
     LeaderboardMetric,
     LeaderboardRow,
@@ -64,8 +65,9 @@ def export_all(folder: Path) -> list[Path]:
 
 def empty_the_database() -> None:
     """Delete every archive row through the ORM (which keeps SQLite's full-text index)."""
-    # Venues are worked out from the papers (an import's refresh): nothing points at them.
-    for model in (Paper, Task, Dataset, Method, Collection, Author, Repository, Venue):
+    # Venues and kept facts are worked out from the papers (an import's refresh): nothing
+    # points at them.
+    for model in (Paper, Task, Dataset, Method, Collection, Author, Repository, Venue, KeptFact):
         model.objects.all().delete()
     archive = [m for m in apps.get_app_config("papers").get_models() if m not in CONTRIBUTIONS]
     assert not any(m.objects.exists() for m in archive)

@@ -56,12 +56,12 @@ def test_changing_the_metric_reranks_and_back_restores(page_js, site):
         page.click(".metric-picker button")
     page.wait_for_url("**metric=params")
     page.wait_for_function(
-        "document.querySelector('#board h2:nth-of-type(2)').textContent.includes('lower')"
+        "document.querySelector('#results-heading').textContent.includes('lower')"
     )
     page.go_back()
     page.wait_for_url("**/sota/image-classification-on-imagenet")
     page.wait_for_function(
-        "document.querySelector('#board h2:nth-of-type(2)').textContent.includes('higher')"
+        "document.querySelector('#results-heading').textContent.includes('higher')"
     )
     assert page.locator("h1").count() == 1  # a full page, never a bare fragment
 

@@ -146,7 +146,7 @@ def test_a_paged_board_gives_each_page_its_ranks_from_the_kept_ranking(client, w
 
 
 def test_the_chart_kept_as_json_draws_as_the_live_one(world):
-    world.add_results(220)  # past the points drawn one by one: dots too
+    world.add_results(220)  # past the points drawn one by one: a density layer too
     refresh_boards()
     metric = LeaderboardMetric.objects.get(leaderboard=world.board, name="Top-1 Accuracy")
     from papers import charts
@@ -154,7 +154,7 @@ def test_the_chart_kept_as_json_draws_as_the_live_one(world):
 
     stored = charts.ProgressChart.from_json(MetricRanking.objects.get(metric=metric).chart)
     live = rankings.board_facts(world.board, [metric]).rankings[metric.id][1]
-    assert stored.dots_path and stored.dots_path == live.dots_path
+    assert stored.density and stored.density == live.density
     assert stored.to_json() == live.to_json()
 
 

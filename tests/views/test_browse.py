@@ -278,7 +278,7 @@ def test_index_pages_are_paged_with_counts(client, world):
 def test_methods_index_groups_methods_by_collection(client, world):
     Method.objects.create(slug="adam", name="Adam")
     body = client.get("/methods").content.decode()
-    assert 'href="/methods?collection=cnns">CNNs</a>' in body
+    assert 'href="/methods/category/cnns">CNNs</a>' in body
     chosen = client.get("/methods", {"collection": "cnns"}).content.decode()
     assert "ResNet" in chosen and ">Adam<" not in chosen
 
@@ -458,7 +458,7 @@ def test_method_page_charts_its_use_over_time(client, world):
     chart = body[body.index('id="usage"') :]
     assert 'href="/search?method=resnet&amp;year_from=2016&amp;year_to=2016"' in chart
     assert "<title>2016: 1 paper</title>" in chart
-    assert 'href="/methods?collection=cnns">CNNs</a>' in body
+    assert 'href="/methods/category/cnns">CNNs</a>' in body
 
 
 def test_dataset_page_has_its_benchmarks_and_papers(client, world):
@@ -504,7 +504,7 @@ def test_home_and_samples_show_statuses_as_a_bar(client, make_paper):
         assert 'class="segment status-ran_honours"' in bar and "(50%)" in bar, url
 
 
-def test_a_big_leaderboard_pages_its_table_and_draws_its_other_points_as_dots(client, world):
+def test_a_big_leaderboard_pages_its_table_and_shades_its_other_results_by_density(client, world):
     LeaderboardRow.objects.bulk_create(
         LeaderboardRow(
             leaderboard=world.board,
@@ -521,7 +521,7 @@ def test_a_big_leaderboard_pages_its_table_and_draws_its_other_points_as_dots(cl
     board = "/sota/image-classification-on-imagenet"
     first = client.get(board).content.decode()
     assert "Rows 1\u2013100 of 253." in first and 'rel="next"' in first
-    assert '<path class="dots"' in first and "record-link" in first
+    assert '<g class="density"' in first and "shade-1" in first and "record-link" in first
     last = client.get(board, {"page": 3}).content.decode()
     assert "Rows 201\u2013253 of 253." in last and re.search(r"<td[^>]*>Big-0</td>", last)
     assert client.get(board, {"page": 9}).status_code == 200  # past the end: the last page

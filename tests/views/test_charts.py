@@ -138,3 +138,46 @@ def test_share_bar_splits_the_whole_by_share():
     assert bar.segments[0].width == 750 and bar.segments[1].x == 750
     assert bar.segments[0].percent == "75%" and bar.segments[1].percent == "25%"
     assert share_bar({"ran": 0}) is None
+
+
+def label_rect(point) -> tuple[float, float, float, float]:
+    x0, x1 = label_box(point)
+    return x0, point.label_y - 12, x1, point.label_y + 4
+
+
+def test_record_labels_stay_off_the_line_and_the_points():
+    """A board whose records come close together (as on SQuAD2.0): no label is drawn
+    over the best-so-far line, over a point, or over another label."""
+    results = [
+        r(f"{2016 + i // 12}-{1 + i % 12:02d}-01", 60 + i * 0.7, f"Model {i}") for i in range(40)
+    ]
+    results += [
+        r(f"{2016 + i // 12}-{1 + i % 12:02d}-15", 55 + i * 0.5, f"Other {i}") for i in range(40)
+    ]
+    chart = progress_chart(results, "F1", lower_is_better=False)
+    from papers.charts import _line_boxes, _overlaps
+
+    labelled = [p for p in chart.records if p.label]
+    assert chart.records[-1].label and len(labelled) > 2
+    obstacles = _line_boxes(chart.records, chart.right)
+    obstacles += [(p.x - 4, p.y - 4, p.x + 4, p.y + 4) for p in chart.points]
+    for point in labelled:
+        rect = label_rect(point)
+        assert not any(_overlaps(rect, box) for box in obstacles), point.label
+    assert_labels_apart(labelled)
+
+
+def test_a_large_board_shades_results_that_set_no_record_by_density():
+    """Past a few hundred results, the non-record results are binned: cells shaded by
+    how many fall in them (the fullest darkest), the records still drawn one by one."""
+    results = [r(f"{2010 + i % 12}-06-01", 50 + (i % 97) / 10, f"M{i}") for i in range(2000)]
+    chart = progress_chart(results, "Accuracy", lower_is_better=False)
+    assert not chart.link_every_point
+    assert len(chart.points) == len(chart.records) < 20
+    shades = dict(chart.shades)
+    assert 1 in shades and max(shades) == 4
+    cells = sum(path.count("z") for _, path in chart.shades)
+    assert 12 <= cells < 2000  # binned: far fewer shapes than results
+    assert chart.others == 2000 - len(chart.records)
+    again = chart.from_json(chart.to_json())
+    assert again.density == chart.density

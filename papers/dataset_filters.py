@@ -1,0 +1,154 @@
+"""/datasets filtered by modality, task and language, as Papers with Code's
+`?mod=images&task=image-classification&lang=english` did, with the number of datasets
+each value keeps.
+
+A value is matched by its slug ("Point cloud" is `point-cloud`, "English" `english`), so
+Papers with Code's addresses work as they were. The index (every visible dataset's id by
+the slug of each of its modalities, languages and tasks) is two queries over the
+catalogue, kept per content version (codewithpapers.cache.by_version): a page then
+intersects sets of ids and counts, and asks the database only for the page it shows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.utils.text import slugify
+
+from codewithpapers.cache import by_version
+from papers.models import Dataset
+
+# The filters, by query parameter: (label, how many values the page offers at most).
+FILTERS = {"mod": ("Modality", 40), "task": ("Task", 30), "lang": ("Language", 30)}
+
+
+@dataclass
+class Index:
+    """Ids of the visible datasets by filter and value slug, and each value's name."""
+
+    ids: dict[str, dict[str, frozenset[int]]] = field(default_factory=dict)
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
+    everything: frozenset[int] = frozenset()
+
+
+def build_index() -> Index:
+    """The index over the catalogue: two queries."""
+    sets: dict[str, dict[str, set[int]]] = {key: {} for key in FILTERS}
+    names: dict[str, dict[str, str]] = {key: {} for key in FILTERS}
+    everything = set()
+
+    def add(key: str, value, pk: int) -> None:
+        if not isinstance(value, str) or not (slug := slugify(value)):
+            return
+        sets[key].setdefault(slug, set()).add(pk)
+        names[key].setdefault(slug, value.strip())
+
+    for pk, modalities, languages in Dataset.objects.listed().values_list(
+        "id", "modalities", "languages"
+    ):
+        everything.add(pk)
+        for value in modalities if isinstance(modalities, list) else []:
+            add("mod", value, pk)
+        for value in languages if isinstance(languages, list) else []:
+            add("lang", value, pk)
+    links = Dataset.tasks.through.objects.filter(task__hidden=False)
+    for pk, slug, name in links.values_list("dataset_id", "task__slug", "task__name"):
+        if pk in everything:
+            sets["task"].setdefault(slug, set()).add(pk)
+            names["task"].setdefault(slug, name)
+    return Index(
+        ids={key: {v: frozenset(s) for v, s in values.items()} for key, values in sets.items()},
+        names=names,
+        everything=frozenset(everything),
+    )
+
+
+def index() -> Index:
+    return by_version("datasets.filters", build_index)
+
+
+@dataclass
+class Choice:
+    value: str  # the slug
+    name: str
+    count: int  # datasets it keeps, with the other filters applied
+    chosen: bool = False
+    href: str = ""  # the page with this value chosen (or, when chosen, without it)
+
+
+@dataclass
+class Facet:
+    key: str  # the query parameter
+    label: str
+    choices: list[Choice]
+    chosen: str = ""  # the slug chosen, if any
+    unknown: bool = False  # a value chosen that no dataset has
+    clear_href: str = ""  # the page without this filter
+
+
+def link(params, **changes) -> str:
+    """A query string from `params` (a QueryDict) with `changes` made (None removes a
+    key) and the page number dropped: "?mod=images&sort=papers"."""
+    query = params.copy()
+    query.pop("page", None)
+    for key, value in changes.items():
+        if value is None:
+            query.pop(key, None)
+        else:
+            query[key] = value
+    return "?" + query.urlencode() if query else "?"
+
+
+def with_links(facets: list[Facet], params) -> list[Facet]:
+    """The facets with each value's link and each filter's "any" link."""
+    for facet in facets:
+        facet.clear_href = link(params, **{facet.key: None})
+        for choice in facet.choices:
+            value = None if choice.chosen else choice.value
+            choice.href = link(params, **{facet.key: value})
+    return facets
+
+
+def apply(chosen: dict[str, str]) -> tuple[frozenset[int] | None, list[Facet]]:
+    """The ids of the datasets the chosen filters keep (None without a filter), and each
+    filter's values with their counts given the other filters (the values that keep a
+    dataset, most first; a chosen one always shown)."""
+    found = index()
+    wanted = {key: slugify(value) for key, value in chosen.items() if value}
+    kept: frozenset[int] | None = None
+    for key, slug in wanted.items():
+        ids = found.ids[key].get(slug, frozenset())
+        kept = ids if kept is None else kept & ids
+    facets = []
+    for key, (label, limit) in FILTERS.items():
+        others = None
+        for other, slug in wanted.items():
+            if other != key:
+                ids = found.ids[other].get(slug, frozenset())
+                others = ids if others is None else others & ids
+        counts = Counter()
+        for slug, ids in found.ids[key].items():
+            n = len(ids) if others is None else len(ids & others)
+            if n:
+                counts[slug] = n
+        top = [slug for slug, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        top = top[:limit]
+        mine = wanted.get(key, "")
+        if mine and mine not in top:
+            top.insert(0, mine)
+        facets.append(
+            Facet(
+                key=key,
+                label=label,
+                choices=[
+                    Choice(
+                        slug, found.names[key].get(slug, slug), counts.get(slug, 0), slug == mine
+                    )
+                    for slug in top
+                ],
+                chosen=mine,
+                unknown=bool(mine) and mine not in found.ids[key],
+            )
+        )
+    return kept, facets
