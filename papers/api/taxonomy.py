@@ -307,7 +307,7 @@ def board_results(
     with its row; with `has_report`, only those whose paper's code has a report, ranks
     unchanged."""
     metrics = list(board.metrics.all())
-    rows = list(board.rows.select_related("paper", "contributed_by").defer(*_PAPER_HEAVY))
+    rows = list(board.rows.select_related("paper", "contributed_by").defer(*HEAVY_PAPER))
     best = metrics[0].name if metrics else None
     return [
         (shapes.result(row, row.rank, best), row)
@@ -320,8 +320,8 @@ def _results(board: Leaderboard, *, has_report: bool = False) -> list[dict]:
     return [shape for shape, _ in board_results(board, has_report=has_report)]
 
 
-# A result needs only its paper's slug.
-_PAPER_HEAVY = tuple(
+# A result needs only its paper's slug and report summary (the MCP tools read results too).
+HEAVY_PAPER = tuple(
     f"paper__{name}"
     for name in (
         "abstract", "short_abstract", "arxiv_metadata", "extracted_results", "extra",

@@ -18,7 +18,7 @@ from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import ID_MAX_LENGTH
 from papers.api.lists import PAPER_COLUMNS, paper_rows, ranked_results
-from papers.api.taxonomy import board_results, visible_tasks
+from papers.api.taxonomy import HEAVY_PAPER, board_results, visible_tasks
 from papers.forms import MAX_PAGE, SearchForm, describe_errors
 from papers.identifiers import evaluation_id, metric_ids
 from papers.models import (
@@ -406,13 +406,3 @@ def list_tasks(q: str = "", *, area: str = "", page: int = 1, limit: int = 50) -
             ],
         }
     )
-
-
-# A result needs only its paper's slug and report summary.
-HEAVY_PAPER = tuple(
-    f"paper__{name}"
-    for name in (
-        "abstract", "short_abstract", "arxiv_metadata", "extracted_results", "extra",
-        "report_mcp", "report_repo_kind_vocabulary", "report_claim", "author_names",
-    )
-)  # fmt: skip

@@ -67,22 +67,23 @@ def _given(data: dict, name: str) -> bool:
 # --- lookups ------------------------------------------------------------------------------
 
 
-def task_of(slug: str, field_name: str | None = None) -> Task:
-    found = Task.objects.filter(slug=slug).first()
+def _named(model, noun: str, slug: str, field_name: str | None) -> Task | Dataset:
+    """The record with this id; else an error naming the body's field (or a 404 when the
+    id is the URL's)."""
+    found = model.objects.filter(slug=slug).first()
     if found is None:
         if field_name:
-            raise Invalid(field_name, f"no task with id {slug!r}")
+            raise Invalid(field_name, f"no {noun} with id {slug!r}")
         raise Http404
     return found
+
+
+def task_of(slug: str, field_name: str | None = None) -> Task:
+    return _named(Task, "task", slug, field_name)
 
 
 def dataset_of(slug: str, field_name: str | None = None) -> Dataset:
-    found = Dataset.objects.filter(slug=slug).first()
-    if found is None:
-        if field_name:
-            raise Invalid(field_name, f"no dataset with id {slug!r}")
-        raise Http404
-    return found
+    return _named(Dataset, "dataset", slug, field_name)
 
 
 def paper_of(text: str, field_name: str | None = "paper") -> Paper:
