@@ -3,10 +3,22 @@ of the best-so-far line, the points, the density cells and each other."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from papers.charts import Point
+
+class Point(Protocol):
+    """What placing a label reads and writes of a chart's point (papers.charts.Point),
+    named here so that this module needs nothing of the chart's."""
+
+    x: float
+    y: float
+    result: Any
+    record: bool
+    label_x: float
+    label_y: float
+    label_anchor: str
+    label: str
+
 
 LABEL_CHARS = 22
 # A label's box: user units a character takes at most (bold, at the desktop size), the

@@ -319,7 +319,9 @@ def test_an_import_leaves_planner_statistics_of_the_tables_it_filled(tmp_path, m
     assert _has_statistics("papers_paper", "search_vector")  # the site's searches too
     seen.clear()
     status, _, _ = run_import(papers, links)
-    assert status == 0 and seen == []  # nothing grew: the statistics stand
+    # No archive table grew, so their statistics stand; the run's own revision row doubles
+    # a one-row table, which is analyzed at no cost.
+    assert status == 0 and [t for t in seen if t[0] != "papers_revision"] == []
 
 
 @postgresql

@@ -59,8 +59,7 @@ PUSHED = register(
 @csrf_exempt
 def records(request: HttpRequest) -> HttpResponse:
     """Execution records, idempotent per paper and sample; trusted contributors and staff.
-    A record the importer rejects is a line in `errors`; if every one is rejected the
-    answer is a 400."""
+    A rejected record is a line in `errors`; all of them rejected: a 400."""
     if request.method != "POST":
         response = json_error(405, f"{request.method} is not allowed: this path takes POST")
         response["Allow"] = "POST"
@@ -81,6 +80,11 @@ def records(request: HttpRequest) -> HttpResponse:
         if exc.status == 429:
             response["Retry-After"] = str(exc.extra["retry_after"])
         return response
+    return _pushed(items, token)
+
+
+def _pushed(items: list[dict], token) -> HttpResponse:
+    """The records through the importer, as the token's user; what it wrote and refused."""
     rejected: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "records.jsonl"
