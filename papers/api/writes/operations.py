@@ -19,7 +19,7 @@ from django.utils.text import slugify
 
 from papers.api import shapes
 from papers.contributions.revisions import Actor, delete, record, snapshot
-from papers.identifiers import metric_ids, parse_arxiv, split_evaluation_id
+from papers.identifiers import metric_ids, split_evaluation_id
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -87,10 +87,8 @@ def dataset_of(slug: str, field_name: str | None = None) -> Dataset:
 
 
 def paper_of(text: str, field_name: str | None = "paper") -> Paper:
-    """A paper by its id (slug) or arXiv id."""
-    found = Paper.objects.filter(slug=text).first()
-    if found is None and (arxiv := parse_arxiv(text)):
-        found = Paper.objects.filter(arxiv_id=arxiv).first()
+    """A paper by its id (slug), or the visible paper its arXiv id names."""
+    found = Paper.objects.filter(slug=text).first() or Paper.objects.named_by(text)
     if found is None:
         if field_name:
             raise Invalid(field_name, f"no paper with id or arXiv id {text!r}")
