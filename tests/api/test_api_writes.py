@@ -353,6 +353,22 @@ def test_a_bad_record_is_named_and_a_contributor_cannot_push_records(db):
     assert refused.status_code == 403
 
 
+@pytest.mark.parametrize(
+    ("level", "status"), [(None, 401), ("contributor", 403), ("trusted", 200), ("staff", 200)]
+)
+def test_who_may_push_execution_records(db, seed_record_path, level, status):
+    """Records are execution facts from the pipeline: trusted tokens and staff push them
+    (each push a revision in the pusher's name); a contributor's are refused, not
+    proposed; anonymous writes need a token."""
+    record = json.loads(seed_record_path.read_text())
+    response = _client(level).post("/api/v1/records/", record, content_type="application/json")
+    assert response.status_code == status, response.content
+    pushed = Paper.objects.filter(arxiv_id=record["arxiv_id"]).exists()
+    assert pushed == (status == 200)
+    revisions = Revision.objects.filter(action="import", user__username=f"user-{level}")
+    assert revisions.count() == (1 if status == 200 else 0)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_clients_adding_results_to_one_board_both_land_ranked(make_paper):
     import threading
