@@ -253,3 +253,17 @@ def make_paper(db):
         return paper
 
     return make
+
+
+@pytest.fixture
+def graph(make_paper):
+    """Two papers at one venue on the fixture's tasks, which sit in an area: every API
+    endpoint and MCP tool then has something to list."""
+    from papers.models import Task
+
+    papers = [
+        make_paper(title="Attention one", proceeding="ICML 2020 7"),
+        make_paper(title="Attention two", proceeding="ICML 2020 7"),
+    ]
+    Task.objects.filter(slug__startswith="task-").update(categories=["Vision"])
+    return papers

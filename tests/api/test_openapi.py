@@ -15,7 +15,7 @@ from openapi_spec_validator import validate
 
 from papers.api import openapi
 from papers.api import urls as api_urls
-from papers.models import Author, Task
+from papers.models import Author
 
 pytestmark = pytest.mark.django_db
 
@@ -35,16 +35,6 @@ IDS = {
     "metric_id": "top-1-accuracy",
     "result_id": "row-1",
 }
-
-
-@pytest.fixture
-def graph(make_paper):
-    papers = [
-        make_paper(title="Attention one", proceeding="ICML 2020 7"),
-        make_paper(title="Attention two", proceeding="ICML 2020 7"),
-    ]
-    Task.objects.filter(slug__startswith="task-").update(categories=["Vision"])
-    return papers
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from papers.api import shapes
-from papers.models import Task
 from papers.vocabularies import STATUS_CLAIM
 from tests.servers import ROOT, gunicorn, manage, production_env
 
@@ -35,16 +34,6 @@ TOOLS = {
     "list_tasks",
     "get_execution_report",
 }
-
-
-@pytest.fixture
-def graph(make_paper):
-    papers = [
-        make_paper(title="Attention one", proceeding="ICML 2020 7"),
-        make_paper(title="Attention two", proceeding="ICML 2020 7"),
-    ]
-    Task.objects.filter(slug__startswith="task-").update(categories=["Vision"])
-    return papers
 
 
 def in_thread(function, *args):
