@@ -21,7 +21,7 @@ from papers.api.http import (
     parameters,
     requested_page,
 )
-from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page
+from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page, sourced
 from papers.api.openapi import declare, page, ref
 from papers.identifiers import metric_ids, split_evaluation_id
 from papers.kept.rankings import Ranking
@@ -48,7 +48,7 @@ class FullNameQuery(NameQuery):
 
 
 def visible_tasks() -> QuerySet[Task]:
-    return Task.objects.filter(hidden=False)
+    return sourced(Task).filter(hidden=False)
 
 
 # --- tasks --------------------------------------------------------------------------------
@@ -71,13 +71,13 @@ def task_list(request: HttpRequest) -> Payload:
 @endpoint
 def task_detail(request: HttpRequest, task_id: str) -> Payload:
     parameters(request, NoParameters)
-    task = Task.objects.get(slug=task_id)
+    task = sourced(Task).get(slug=task_id)
     return Payload(shapes.task(task), task.updated_at)
 
 
 def _related_tasks(request: HttpRequest, task_id: str, tasks_of) -> Payload:
     page = requested_page(parameters(request, PageForm))
-    tasks = tasks_of(Task.objects.get(slug=task_id))
+    tasks = tasks_of(sourced(Task).get(slug=task_id))
     rows = tasks[page.offset : page.stop]
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
 
@@ -88,7 +88,7 @@ def task_parents(request: HttpRequest, task_id: str) -> Payload:
     return _related_tasks(
         request,
         task_id,
-        lambda task: Task.objects.filter(child_edges__child=task).order_by("name", "id"),
+        lambda task: sourced(Task).filter(child_edges__child=task).order_by("name", "id"),
     )
 
 
@@ -98,8 +98,10 @@ def task_children(request: HttpRequest, task_id: str) -> Payload:
     return _related_tasks(
         request,
         task_id,
-        lambda task: Task.objects.filter(parent_edges__parent=task).order_by(
-            "parent_edges__position", "id"
+        lambda task: (
+            sourced(Task)
+            .filter(parent_edges__parent=task)
+            .order_by("parent_edges__position", "id")
         ),
     )
 
@@ -108,7 +110,7 @@ def task_children(request: HttpRequest, task_id: str) -> Payload:
 @endpoint
 def task_papers(request: HttpRequest, task_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
-    task = Task.objects.get(slug=task_id)
+    task = sourced(Task).get(slug=task_id)
     return Payload(
         paper_page(request, Paper.objects.visible().filter(task_links__task=task), page)
     )
@@ -124,7 +126,7 @@ def _evaluations(request: HttpRequest, boards: QuerySet[Leaderboard]) -> Payload
 @declare("A task's evaluation tables", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def task_evaluations(request: HttpRequest, task_id: str) -> Payload:
-    return _evaluations(request, Leaderboard.objects.filter(task=Task.objects.get(slug=task_id)))
+    return _evaluations(request, sourced(Leaderboard).filter(task=sourced(Task).get(slug=task_id)))
 
 
 # --- areas: the tasks' categories ------------------------------------------------------------
@@ -177,7 +179,7 @@ def area_detail(request: HttpRequest, area_id: str) -> Payload:
 def area_tasks(request: HttpRequest, area_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
     _, task_ids = area_named(area_id)
-    tasks = Task.objects.filter(id__in=page.slice(task_ids)).order_by("name", "id")
+    tasks = sourced(Task).filter(id__in=page.slice(task_ids)).order_by("name", "id")
     return Payload(page_of(request, page, len(task_ids), map(shapes.task, tasks)))
 
 
@@ -189,7 +191,7 @@ def area_tasks(request: HttpRequest, area_id: str) -> Payload:
 def dataset_list(request: HttpRequest) -> Payload:
     params = parameters(request, FullNameQuery)
     page = requested_page(params)
-    datasets = Dataset.objects.filter(hidden=False)
+    datasets = sourced(Dataset).filter(hidden=False)
     if q := params["q"]:
         datasets = datasets.filter(Q(name__icontains=q) | Q(full_name__icontains=q))
     for key in ("name", "full_name"):
@@ -203,15 +205,15 @@ def dataset_list(request: HttpRequest) -> Payload:
 @endpoint
 def dataset_detail(request: HttpRequest, dataset_id: str) -> Payload:
     parameters(request, NoParameters)
-    dataset = Dataset.objects.get(slug=dataset_id)
+    dataset = sourced(Dataset).get(slug=dataset_id)
     return Payload(shapes.dataset(dataset), dataset.updated_at)
 
 
 @declare("A dataset's evaluation tables", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def dataset_evaluations(request: HttpRequest, dataset_id: str) -> Payload:
-    dataset = Dataset.objects.get(slug=dataset_id)
-    return _evaluations(request, Leaderboard.objects.filter(dataset=dataset))
+    dataset = sourced(Dataset).get(slug=dataset_id)
+    return _evaluations(request, sourced(Leaderboard).filter(dataset=dataset))
 
 
 @declare("Methods", response=page(ref("Method")), query=FullNameQuery)
@@ -244,15 +246,17 @@ def get_board(evaluation_id: str) -> Leaderboard:
     parts = split_evaluation_id(evaluation_id)
     if parts is None:
         raise Http404
-    return Leaderboard.objects.select_related("task", "dataset").get(
-        task__slug=parts[0], dataset__slug=parts[1]
+    return (
+        sourced(Leaderboard)
+        .select_related("task", "dataset")
+        .get(task__slug=parts[0], dataset__slug=parts[1])
     )
 
 
 @declare("Evaluation tables (leaderboards)", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def evaluation_list(request: HttpRequest) -> Payload:
-    return _evaluations(request, Leaderboard.objects.all())
+    return _evaluations(request, sourced(Leaderboard).all())
 
 
 @declare("An evaluation table", response=ref("Evaluation"), query=NoParameters)

@@ -36,7 +36,9 @@ from papers.api.lists import (
     paper_rows,
     ranked_results,
     repository_rows,
+    sourced,
     visible_paper_count,
+    with_source,
 )
 from papers.api.openapi import (
     BOOLEAN,
@@ -157,7 +159,7 @@ def searched_papers(
     ids, count = fulltext.ranked_page(
         q, base, offset=page.offset, limit=page.size, candidates=SEARCH_WINDOW
     )
-    by_id = {p.id: p for p in Paper.objects.filter(id__in=ids).only(*PAPER_COLUMNS)}
+    by_id = {p.id: p for p in with_source(Paper.objects.filter(id__in=ids), *PAPER_COLUMNS)}
     return count, [by_id[pk] for pk in ids if pk in by_id]
 
 
@@ -178,7 +180,7 @@ def paper_list_page(
 
 
 def get_paper(paper_id: str) -> Paper:
-    return Paper.objects.visible().only(*PAPER_COLUMNS).get(slug=paper_id)
+    return with_source(Paper.objects.visible(), *PAPER_COLUMNS).get(slug=paper_id)
 
 
 # --- search and papers ---------------------------------------------------------------------
@@ -197,7 +199,7 @@ def search(request: HttpRequest) -> Payload:
     base = Paper.objects.visible()
     if not has_words(params["q"]):
         count = visible_paper_count()
-        papers = list(base.order_by(*NEWEST).only(*PAPER_COLUMNS)[page.offset : page.stop])
+        papers = list(with_source(base.order_by(*NEWEST), *PAPER_COLUMNS)[page.offset : page.stop])
     else:
         count, papers = searched_papers(params["q"], base, page)
     best: dict[int, CodeLink] = {}
@@ -280,7 +282,8 @@ def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
     datasets = (
-        Dataset.objects.filter(Q(paper_links__paper=paper) | Q(introduced_by=paper))
+        sourced(Dataset)
+        .filter(Q(paper_links__paper=paper) | Q(introduced_by=paper))
         .distinct()
         .order_by("name", "id")
     )
@@ -293,7 +296,7 @@ def paper_datasets(request: HttpRequest, paper_id: str) -> Payload:
 def paper_tasks(request: HttpRequest, paper_id: str) -> Payload:
     page = requested_page(parameters(request, PageForm))
     paper = get_paper(paper_id)
-    tasks = Task.objects.filter(paper_links__paper=paper).order_by("paper_links__position")
+    tasks = sourced(Task).filter(paper_links__paper=paper).order_by("paper_links__position")
     rows = tasks[page.offset : page.stop]
     return Payload(page_of(request, page, tasks.count(), map(shapes.task, rows)))
 
@@ -319,7 +322,8 @@ def paper_results(request: HttpRequest, paper_id: str) -> Payload:
     paper = get_paper(paper_id)
     rows = paper.results.order_by("leaderboard_id", "position", "id")
     count = rows.count()
-    results = ranked_results(list(rows.select_related("paper")[page.offset : page.stop]))
+    shown = rows.select_related("paper", "contributed_by")[page.offset : page.stop]
+    results = ranked_results(list(shown))
     return Payload(page_of(request, page, count, results))
 
 

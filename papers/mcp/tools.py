@@ -17,7 +17,7 @@ from codewithpapers.cache import by_version
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import ID_MAX_LENGTH
-from papers.api.lists import PAPER_COLUMNS, paper_rows, ranked_results
+from papers.api.lists import PAPER_COLUMNS, paper_rows, ranked_results, with_source
 from papers.api.taxonomy import HEAVY_PAPER, board_results, visible_tasks
 from papers.forms import MAX_PAGE, SearchForm, describe_errors
 from papers.identifiers import evaluation_id, metric_ids
@@ -80,12 +80,14 @@ def find_paper(paper_id: str) -> Paper:
     if not paper_id:
         raise ToolInputError("paper_id: give a paper's id (its slug) or its arXiv id")
     found = (
-        Paper.objects.visible().only(*PAPER_COLUMNS, "report_claim").filter(slug=paper_id).first()
+        with_source(Paper.objects.visible(), *PAPER_COLUMNS, "report_claim")
+        .filter(slug=paper_id)
+        .first()
     )
     if found is None:
         named = Paper.objects.named_by(paper_id)
         if named is not None:
-            found = Paper.objects.only(*PAPER_COLUMNS, "report_claim").get(pk=named.pk)
+            found = with_source(Paper.objects, *PAPER_COLUMNS, "report_claim").get(pk=named.pk)
     if found is None:
         raise ToolInputError(f"paper_id: no paper {paper_id!r} (try search_papers)")
     return found
@@ -143,7 +145,7 @@ def search_papers(
         limit=size,
         narrowed_by=paper_id_sets(data),
     )
-    by_id = {p.id: p for p in Paper.objects.filter(id__in=result.ids).only(*PAPER_COLUMNS)}
+    by_id = {p.id: p for p in with_source(Paper.objects.filter(id__in=result.ids), *PAPER_COLUMNS)}
     papers = [by_id[pk] for pk in result.ids if pk in by_id]
     results = [
         {**row, "url": site_url(paper.get_absolute_url())}
@@ -168,7 +170,9 @@ def get_paper(paper_id: str) -> dict[str, Any]:
         for link in links.order_by("-is_official", "position", "id")
     ]
     rows = list(
-        paper.results.select_related("paper", "leaderboard__task", "leaderboard__dataset")
+        paper.results.select_related(
+            "paper", "contributed_by", "leaderboard__task", "leaderboard__dataset"
+        )
         .defer(*HEAVY_PAPER)
         .order_by("leaderboard_id", "position", "id")
     )
@@ -242,7 +246,7 @@ def find_board(task: str, dataset: str) -> Leaderboard:
     if not dataset_ids:
         raise ToolInputError(f"dataset: no dataset named {dataset!r}")
     board = (
-        Leaderboard.objects.select_related("task", "dataset")
+        Leaderboard.objects.select_related("task", "dataset", "contributed_by")
         .filter(task_id__in=task_ids, dataset_id__in=dataset_ids)
         .order_by("id")
         .first()
@@ -307,7 +311,9 @@ def find_sota(task: str, dataset: str = "") -> dict[str, Any]:
     )
     if not task_ids:
         raise ToolInputError(f"task: no task named {task!r} (try list_tasks)")
-    boards = Leaderboard.objects.filter(task_id__in=task_ids).select_related("task", "dataset")
+    boards = Leaderboard.objects.filter(task_id__in=task_ids).select_related(
+        "task", "dataset", "contributed_by"
+    )
     if dataset := text("dataset", dataset):
         dataset_ids = named_ids(Dataset, dataset) or list(
             Dataset.objects.filter(
@@ -357,7 +363,7 @@ def best_rows(
     rows: dict[int, list[LeaderboardRow]] = {}
     for row in (
         LeaderboardRow.objects.filter(leaderboard_id__in=ids)
-        .select_related("paper")
+        .select_related("paper", "contributed_by")
         .defer(*HEAVY_PAPER)
     ):
         rows.setdefault(row.leaderboard_id, []).append(row)
@@ -371,7 +377,7 @@ def best_rows(
 
 def list_tasks(q: str = "", *, area: str = "", page: int = 1, limit: int = 50) -> dict[str, Any]:
     offset, size = window(page, limit)
-    tasks = visible_tasks().only("id", "slug", "name", "description", "categories")
+    tasks = with_source(visible_tasks(), "id", "slug", "name", "description", "categories")
     if q := text("q", q):
         tasks = tasks.filter(Q(name__icontains=q) | Q(slug__icontains=q))
     tasks = tasks.order_by("name", "id")

@@ -37,21 +37,42 @@ def grow(paper, n: int) -> None:
         )
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments"),
-    [
-        (tools.get_paper, {"paper_id": "paper-1"}),
-        (tools.get_execution_report, {"paper_id": "paper-1"}),
-        (tools.get_leaderboard, {"task": "task-1", "dataset": "dataset-1"}),
-        (tools.find_sota, {"task": "task-1"}),
-        (tools.list_tasks, {}),
-        (tools.search_papers, {"q": "attention"}),
-    ],
-)
+TOOLS = [
+    (tools.get_paper, {"paper_id": "paper-1"}),
+    (tools.get_execution_report, {"paper_id": "paper-1"}),
+    (tools.get_leaderboard, {"task": "task-1", "dataset": "dataset-1"}),
+    (tools.find_sota, {"task": "task-1"}),
+    (tools.list_tasks, {}),
+    (tools.search_papers, {"q": "attention"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments"), TOOLS)
 def test_a_tool_runs_the_same_queries_however_much_a_paper_has(make_paper, tool, arguments):
     paper = make_paper(title="Attention")
     before = queries(tool, **arguments)
     grow(paper, 7)
+    assert queries(tool, **arguments) == before
+
+
+@pytest.mark.parametrize(("tool", "arguments"), TOOLS)
+def test_a_tool_runs_the_same_queries_however_many_records_were_contributed(
+    make_paper, tool, arguments
+):
+    """Where each record comes from (its contributor) is read with the record, not a query
+    per contributed row."""
+    import datetime as dt
+
+    from django.contrib.auth import get_user_model
+
+    from papers.models import Leaderboard, Paper, Task
+
+    make_paper(title="Attention")
+    make_paper(title="Attention again")
+    before = queries(tool, **arguments)
+    user = get_user_model().objects.create_user("contributor")
+    for model in (Paper, Task, Leaderboard, LeaderboardRow):
+        model.objects.update(contributed_by=user, contributed_at=dt.datetime.now(dt.UTC))
     assert queries(tool, **arguments) == before
 
 
