@@ -14,6 +14,7 @@ from django import forms
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from codewithpapers.cache import by_version
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import page_of
@@ -66,9 +67,17 @@ def paper_rows(papers: list[Paper]) -> list[dict[str, Any]]:
     return [shapes.paper(p, names.get(p.id, [])) for p in papers]
 
 
-def paper_page(request: HttpRequest, papers: QuerySet[Paper], page: Window) -> dict[str, Any]:
-    """A page of papers, newest first: count, page, authors (three queries)."""
-    count = papers.count()
+def visible_paper_count() -> int:
+    """How many papers are shown: a scan of the whole table, so counted once per content
+    version (the unfiltered lists of papers answer every request with it)."""
+    return by_version("api.visible-papers", Paper.objects.visible().count)
+
+
+def paper_page(
+    request: HttpRequest, papers: QuerySet[Paper], page: Window, count: int | None = None
+) -> dict[str, Any]:
+    """A page of papers, newest first: count (unless given), page, authors (three queries)."""
+    count = papers.count() if count is None else count
     rows = list(papers.order_by(*NEWEST).only(*PAPER_COLUMNS)[page.offset : page.stop])
     return page_of(request, page, count, paper_rows(rows))
 

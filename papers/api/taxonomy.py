@@ -24,15 +24,18 @@ from papers.api.http import (
 from papers.api.lists import NoParameters, method_row, methods_with_paper, paper_page
 from papers.api.openapi import declare, page, ref
 from papers.identifiers import metric_ids, split_evaluation_id
+from papers.kept.rankings import Ranking
+from papers.leaderboards.board import board_ranking
 from papers.models import (
     Dataset,
     Leaderboard,
+    LeaderboardMetric,
     LeaderboardRow,
     Method,
     Paper,
     Task,
-    ranked_rows,
 )
+from papers.paging import Window
 
 
 class NameQuery(PageForm):
@@ -301,23 +304,30 @@ class ResultQuery(PageForm):
 
 
 def board_results(
-    board: Leaderboard, *, has_report: bool = False
+    board: Leaderboard, window: Window, *, has_report: bool = False
+) -> tuple[int, list[tuple[dict, LeaderboardRow]]]:
+    """A window of the board's results ranked by its first metric (the site's leaderboard
+    order), each with its row, and how many there are; with `has_report`, only those whose
+    paper's code has a report, ranks unchanged. Reads the board's kept ranking and the
+    rows of the window only, whatever the board's size."""
+    metrics = list(board.metrics.order_by("position", "id"))
+    ranking = board_ranking(board, metrics, "report" if has_report else "")
+    return len(ranking), ranked_results_of(board, metrics, window.slice(ranking))
+
+
+def ranked_results_of(
+    board: Leaderboard, metrics: list[LeaderboardMetric], ranked: Ranking
 ) -> list[tuple[dict, LeaderboardRow]]:
-    """The board's results, ranked by its first metric (the site's leaderboard order), each
-    with its row; with `has_report`, only those whose paper's code has a report, ranks
-    unchanged."""
-    metrics = list(board.metrics.all())
-    rows = list(board.rows.select_related("paper", "contributed_by").defer(*HEAVY_PAPER))
+    """The results of these (row id, rank) of the board, in their order: one query. A row
+    deleted since the ranking was kept is left out."""
+    rows = (
+        board.rows.filter(id__in=[pk for pk, _ in ranked])
+        .select_related("paper", "contributed_by")
+        .defer(*HEAVY_PAPER)
+        .in_bulk()
+    )
     best = metrics[0].name if metrics else None
-    return [
-        (shapes.result(row, row.rank, best), row)
-        for row in ranked_rows(metrics, rows)
-        if not has_report or (row.paper_id and row.paper.has_report and not row.paper.hidden)
-    ]
-
-
-def _results(board: Leaderboard, *, has_report: bool = False) -> list[dict]:
-    return [shape for shape, _ in board_results(board, has_report=has_report)]
+    return [(shapes.result(rows[pk], rank, best), rows[pk]) for pk, rank in ranked if pk in rows]
 
 
 # A result needs only its paper's slug and report summary (the MCP tools read results too).
@@ -335,15 +345,20 @@ HEAVY_PAPER = tuple(
 def evaluation_results(request: HttpRequest, evaluation_id: str) -> Payload:
     params = parameters(request, ResultQuery)
     page = requested_page(params)
-    results = _results(get_board(evaluation_id), has_report=params["has_report"])
-    return Payload(page_of(request, page, len(results), page.slice(results)))
+    count, results = board_results(get_board(evaluation_id), page, has_report=params["has_report"])
+    return Payload(page_of(request, page, count, [shape for shape, _ in results]))
 
 
 @declare("A result of an evaluation table", response=ref("Result"), query=NoParameters)
 @endpoint
 def evaluation_result(request: HttpRequest, evaluation_id: str, result_id: str) -> Payload:
     parameters(request, NoParameters)
-    for result in _results(get_board(evaluation_id)):
-        if result["id"] == result_id:
-            return Payload(result)
+    board = get_board(evaluation_id)
+    row = board.rows.filter(row_key=result_id).values_list("id", flat=True).first()
+    if row is None:
+        raise Http404
+    metrics = list(board.metrics.order_by("position", "id"))
+    ranked = [(pk, rank) for pk, rank in board_ranking(board, metrics) if pk == row]
+    for shape, _ in ranked_results_of(board, metrics, ranked or [(row, None)]):
+        return Payload(shape)
     raise Http404

@@ -36,6 +36,7 @@ from papers.api.lists import (
     paper_rows,
     ranked_results,
     repository_rows,
+    visible_paper_count,
 )
 from papers.api.openapi import (
     BOOLEAN,
@@ -161,11 +162,17 @@ def searched_papers(
 
 
 def paper_list_page(
-    request: HttpRequest, q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
+    request: HttpRequest,
+    q: str | fulltext.ParsedQuery,
+    base: QuerySet[Paper],
+    page: Window,
+    count: int | None = None,
 ) -> dict:
+    """A page of `base` searched for `q` (ranked), or newest first without words; `count`,
+    when given, is how many `base` holds (kept, for a list too long to count per request)."""
     parsed = q if isinstance(q, fulltext.ParsedQuery) else fulltext.parse(q, typing=False)
     if parsed.empty:
-        return paper_page(request, base, page)
+        return paper_page(request, base, page, count)
     count, papers = searched_papers(parsed, base, page)
     return page_of(request, page, count, paper_rows(papers))
 
@@ -189,7 +196,7 @@ def search(request: HttpRequest) -> Payload:
     page = requested_page(params)
     base = Paper.objects.visible()
     if not has_words(params["q"]):
-        count = base.count()
+        count = visible_paper_count()
         papers = list(base.order_by(*NEWEST).only(*PAPER_COLUMNS)[page.offset : page.stop])
     else:
         count, papers = searched_papers(params["q"], base, page)
@@ -227,7 +234,8 @@ def paper_list(request: HttpRequest) -> Payload:
     for kept in (params["title"], params["abstract"]):
         if kept is not None:
             parsed = parsed.joined(kept)
-    return Payload(paper_list_page(request, parsed, papers, requested_page(params)))
+    count = visible_paper_count() if parsed.empty and not params["arxiv_id"] else None
+    return Payload(paper_list_page(request, parsed, papers, requested_page(params), count))
 
 
 @declare("A paper", response=ref("Paper"), query=NoParameters)

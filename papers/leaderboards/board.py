@@ -136,6 +136,27 @@ def _facts_of_board(
     return ranking, chart, facts.execution
 
 
+def _unranked(board: Leaderboard) -> Ranking:
+    """A board without a metric: its rows in the archive's order, unranked."""
+    ids = board.rows.order_by("position", "id").values_list("id", flat=True)
+    return [(pk, None) for pk in ids]
+
+
+def board_ranking(
+    board: Leaderboard, metrics: list[LeaderboardMetric], row_filter: str = ""
+) -> Ranking:
+    """The board's rows ranked by its first metric as its page ranks them, best first: the
+    kept ranking (two primary-key reads), else one worked out per content version; only
+    the rows `row_filter` (a key of ROW_FILTERS but "archive") keeps, their ranks those on
+    the whole board. What the API and the MCP tools page through instead of every row."""
+    ranking, _, execution = _facts_of_board(board, metrics, metrics[0] if metrics else None)
+    if ranking is None:
+        ranking = _unranked(board)
+    if row_filter:
+        ranking = [(pk, rank) for pk, rank in ranking if execution.keeps(row_filter, pk)]
+    return ranking
+
+
 def _board_page(
     board: Leaderboard,
     chosen: LeaderboardMetric | None,
@@ -148,10 +169,8 @@ def _board_page(
     None when a row the ranking names is gone (deleted since the ranking was made),
     unless not `strict`: then the page leaves it out."""
     ranking, chart, execution = facts
-    if ranking is None:  # no metric: the rows in the archive's order, unranked
-        ranking = [
-            (pk, None) for pk in board.rows.order_by("position", "id").values_list("id", flat=True)
-        ]
+    if ranking is None:
+        ranking = _unranked(board)
     all_rows = len(ranking)
     if row_filter == "archive":  # one query: the rows contributed or edited since
         changed = set(

@@ -32,6 +32,7 @@ from papers.models import (
     Task,
     ranked_rows,
 )
+from papers.paging import Window
 from papers.querysets import filter_papers, frameworks, named_ids, paper_id_sets
 from papers.vocabularies import STATUS_CLAIM
 
@@ -277,9 +278,9 @@ def row_source(row: LeaderboardRow) -> dict[str, Any]:
 def get_leaderboard(task: str, dataset: str, *, limit: int = 20) -> dict[str, Any]:
     _, size = window(1, limit)
     board = find_board(task, dataset)
-    metrics = list(board.metrics.all())
-    rows = board_results(board)
-    ranked = [{**shape, "source": row_source(row)} for shape, row in rows[:size]]
+    metrics = list(board.metrics.order_by("position", "id"))
+    count, rows = board_results(board, Window(1, size))
+    ranked = [{**shape, "source": row_source(row)} for shape, row in rows]
     return with_licence(
         {
             "evaluation": shapes.evaluation(board),
@@ -290,7 +291,7 @@ def get_leaderboard(task: str, dataset: str, *, limit: int = 20) -> dict[str, An
                 metric_row(m, i) for i, m in zip(metric_ids(metrics), metrics, strict=True)
             ],
             "ranked_by": metrics[0].name if metrics else None,
-            "count": len(rows),
+            "count": count,
             "rows": ranked,
         }
     )

@@ -83,8 +83,8 @@ ENDPOINTS = [
     ("/api/v1/evaluations/task-1--dataset-1/", 1),
     ("/api/v1/evaluations/task-1--dataset-1/metrics/", 2),
     ("/api/v1/evaluations/task-1--dataset-1/metrics/top-1-accuracy/", 2),
-    ("/api/v1/evaluations/task-1--dataset-1/results/", 3),
-    ("/api/v1/evaluations/task-1--dataset-1/results/row-1/", 3),
+    ("/api/v1/evaluations/task-1--dataset-1/results/", 6),
+    ("/api/v1/evaluations/task-1--dataset-1/results/row-1/", 7),
 ]
 
 
