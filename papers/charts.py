@@ -90,6 +90,11 @@ class ProgressChart:
     # Past LINK_EVERY_POINT results, the results that are not records, binned: one path
     # of cells per shade, the lightest first (see `density_layer`).
     density: list[str] = field(default_factory=list)
+    # What the geometry was worked out from, so that one result added or taken away can be
+    # drawn without the others (papers.chart_edits): the first and last day and the
+    # smallest and largest value; the results in each density cell {(x, y): count}.
+    bounds: tuple[int, int, float, float] | None = None
+    cells: dict[tuple[int, int], int] = field(default_factory=dict)
     width: int = PROGRESS_WIDTH
     height: int = PROGRESS_HEIGHT
     left: int = LEFT
@@ -154,6 +159,8 @@ class ProgressChart:
             "undated": self.undated,
             "count": self.count,
             "density": self.density,
+            "bounds": list(self.bounds) if self.bounds else None,
+            "cells": [n for (x, y), count in sorted(self.cells.items()) for n in (x, y, count)],
         }
 
     @classmethod
@@ -163,6 +170,7 @@ class ProgressChart:
             Point(x, y, Result(dt.date.fromordinal(day), value, key=key), record)
             for x, y, day, value, key, record in data["points"]
         ]
+        flat = data.get("cells") or []  # x, y, count, x, y, count…
         return cls(
             metric=data["metric"],
             lower_is_better=data["lower_is_better"],
@@ -174,6 +182,8 @@ class ProgressChart:
             undated=data["undated"],
             count=data["count"],
             density=data["density"],
+            bounds=tuple(data["bounds"]) if data.get("bounds") else None,
+            cells={(flat[i], flat[i + 1]): flat[i + 2] for i in range(0, len(flat), 3)},
         )
 
     @property
@@ -282,26 +292,32 @@ def progress_chart_of(
     frame = _Frame.of(dated)
     points, records, cells = _plot(dated, frame, keys_are_results)
 
-    # The running best: flat until the next record, then a step to it; on to the last date.
-    path = [f"M{records[0].x},{records[0].y}"]
-    for point in records[1:]:
-        path.append(f"H{point.x}V{point.y}")
-    path.append(f"H{frame.x_of(frame.last_day)}")
-
     chart = ProgressChart(
         metric=metric,
         lower_is_better=lower_is_better,
         points=points,
         records=records,
-        step_path="".join(path),
+        step_path=step_path(records, frame),
         x_ticks=frame.x_ticks(),
         y_ticks=frame.y_ticks(),
         undated=undated,
         count=len(dated),
         density=density_layer(cells),
+        bounds=frame.bounds,
+        cells=cells,
     )
     chart.attach({})
     return chart
+
+
+def step_path(records: list[Point], frame: _Frame) -> str:
+    """The running best: flat until the next record, then a step to it; on to the last
+    date."""
+    path = [f"M{records[0].x},{records[0].y}"]
+    for point in records[1:]:
+        path.append(f"H{point.x}V{point.y}")
+    path.append(f"H{frame.x_of(frame.last_day)}")
+    return "".join(path)
 
 
 _CELL = re.compile(r"M([\d.-]+) ([\d.-]+)")
@@ -338,18 +354,24 @@ class _Frame:
     right: float = PROGRESS_WIDTH - RIGHT
     top: float = TOP
     bottom: float = PROGRESS_HEIGHT - BOTTOM
+    bounds: tuple[int, int, float, float] | None = None
 
     @classmethod
     def of(cls, dated: list[tuple]) -> _Frame:
         """The frame of (day, signed value, value, key) entries sorted by day."""
-        first_day, last_day = dated[0][0], dated[-1][0]
-        span = max(last_day - first_day, 60)
         values = [value for _, _, value, _ in dated]
+        return cls.spanning(dated[0][0], dated[-1][0], min(values), max(values))
+
+    @classmethod
+    def spanning(cls, first_day: int, last_day: int, smallest: float, largest: float) -> _Frame:
+        """The frame of results from `first_day` to `last_day` (ordinals) with values from
+        `smallest` to `largest`."""
+        span = max(last_day - first_day, 60)
         # Values near a float's limits (1e308 beside -1e308) would overflow the geometry's
         # arithmetic: the y axis then counts in units of the largest magnitude.
-        largest = max(abs(min(values)), abs(max(values)))
-        unit = largest if largest > HUGE else 1.0
-        low, high = min(values) / unit, max(values) / unit
+        magnitude = max(abs(smallest), abs(largest))
+        unit = magnitude if magnitude > HUGE else 1.0
+        low, high = smallest / unit, largest / unit
         pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
         return cls(
             first_day=first_day,
@@ -359,6 +381,7 @@ class _Frame:
             unit=unit,
             y_low=low - pad,
             y_high=high + pad,
+            bounds=(first_day, last_day, smallest, largest),
         )
 
     @property

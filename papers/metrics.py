@@ -369,6 +369,15 @@ def read_column(values: Iterable) -> list[float | None]:
     return _read(tokens, _comma_is_decimal(tokens))
 
 
+def reads_alone(metrics) -> bool:
+    """Whether each of a row's values (metric name → value as given) states its number
+    whatever its column holds: none has the two readings of "12,345" (thousands, or a
+    decimal comma) that its column decides between."""
+    if not isinstance(metrics, dict):
+        return False
+    return not any(_token(raw).ambiguous for raw in metrics.values())
+
+
 def read_value(raw) -> float | None:
     """The number a value states read alone (a column of one)."""
     return read_column([raw])[0]

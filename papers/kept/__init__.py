@@ -78,6 +78,7 @@ def after_write(
     boards: Iterable[int] = (),
     records: Mapping[type, Iterable] | None = None,
     author_names: bool = False,
+    kept_boards: Iterable[int] = (),
 ) -> int:
     """Refresh what a write may have changed of what is kept; the one call to make after
     any write that is not a bulk import.
@@ -91,17 +92,23 @@ def after_write(
       ({Task: ids, …, Leaderboard: ids, Venue: proceeding values}): what the papers fed
       before the write, or the records a write changed directly (a board's task and
       dataset).
+    - `kept_boards`: leaderboards the write kept up to date itself
+      (papers.kept.increments), not refreshed even when the papers feed them, unless
+      the papers' own counts change here.
 
     Returns how many tasks, methods, datasets and venues changed."""
     ids = {pk for pk in papers if pk is not None}
     if ids:
         if author_names:
             refresh_author_names(ids)
-        refresh_counts(sorted(ids))
+        if refresh_counts(sorted(ids)):
+            # A paper's samples by status changed: its boards' facts read them.
+            kept_boards = ()
     wanted = linked_records(ids)
     for model, given in (records or {}).items():
         wanted.setdefault(model, set()).update(given)
     wanted[Leaderboard].update(boards)
+    wanted[Leaderboard].difference_update(kept_boards)
     changed = 0
     for model, found in wanted.items():
         found = {value for value in found if value is not None}

@@ -23,6 +23,7 @@ ranked live, even after the import is killed), and refreshes every board at its 
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import logging
 import math
@@ -88,6 +89,22 @@ def rank_entries(entries: list[tuple[int, int, float | None]], lower_is_better: 
     return out
 
 
+def row_date(given: str, published) -> dt.date | None:
+    """The day a row's result is charted at: its own date, else its paper's; none when
+    that is unreadable or uncertain (1790, or after the archive)."""
+    date = (charts.parse_date(given) if given else published) or None
+    return None if date and uncertain_date(date) else date
+
+
+def row_execution(hidden, reported, statuses, claim) -> tuple[bool, bool, str]:
+    """Whether a row's paper (shown, not hidden) has a report, whether a sample of it ran
+    (a status starting "ran"), and the report's claim sentence ("" for none)."""
+    if not (reported and hidden is False):
+        return False, False, ""
+    ran = any(n and str(status).startswith("ran") for status, n in (statuses or {}).items())
+    return True, ran, claim or ""
+
+
 @dataclass
 class BoardExecution:
     """What the execution reports say about a board's rows: the rows whose paper (shown,
@@ -129,19 +146,18 @@ def _facts_of(metrics: list[LeaderboardMetric], rows: Iterable[tuple]) -> BoardF
     claims: Counter[str] = Counter()
     for _, pk, position, values, given, published, hidden, reported, statuses, claim in rows:
         values = values if isinstance(values, dict) else {}
-        date = None
+        date = False
         for index, metric in enumerate(metrics):
             value = metric_number(values.get(metric.name))
             entries[index].append((pk, position, value))
             if value is not None:
-                if date is None:  # a row without a date of its own takes its paper's
-                    date = (charts.parse_date(given) if given else published) or False
-                    if date and uncertain_date(date):  # 1790, or after the archive
-                        date = False
-                dated[index].append((date or None, value, pk))
-        if reported and hidden is False:
+                if date is False:
+                    date = row_date(given, published)
+                dated[index].append((date, value, pk))
+        reported, ran, claim = row_execution(hidden, reported, statuses, claim)
+        if reported:
             execution.reported.add(pk)
-            if any(n and str(status).startswith("ran") for status, n in (statuses or {}).items()):
+            if ran:
                 execution.ran.add(pk)
             if claim:
                 claims[claim] += 1
@@ -172,9 +188,11 @@ def _facts(
 ) -> Iterator[tuple[int, BoardFacts]]:
     """(board id, facts) of these boards: one query over their rows with their papers,
     streamed board by board."""
+    # In id order: a chart's results of one day and value are drawn (the first of them a
+    # record) in that order, whoever reads them (papers.kept.increments inserts by it).
     rows = (
         LeaderboardRow.objects.filter(leaderboard_id__in=board_ids)
-        .order_by("leaderboard_id")
+        .order_by("leaderboard_id", "id")
         .values_list(*_ROW)
     )
     seen = set()
@@ -216,7 +234,7 @@ def refresh_boards(board_ids: Iterable[int] | None = None) -> int:
         for metric in found.order_by("leaderboard_id", "position", "id"):
             metrics.setdefault(metric.leaderboard_id, []).append(metric)
         with transaction.atomic():
-            _keep(span, *_kept_rows(list(span), metrics))
+            write_kept(span, *_kept_rows(list(span), metrics))
     return len(ids)
 
 
@@ -228,17 +246,7 @@ def _kept_rows(
     for board_id, facts in _facts(span, metrics):
         for metric in metrics.get(board_id, []):
             ranks, chart = facts.rankings[metric.id]
-            rankings.append(
-                MetricRanking(
-                    metric_id=metric.id,
-                    leaderboard_id=board_id,
-                    ranks=ranks,
-                    chart=chart.to_json() if chart else None,
-                    metric_name=metric.name,
-                    lower_is_better=metric.is_lower_better,
-                    version=VERSION,
-                )
-            )
+            rankings.append(ranking_row(metric, ranks, chart.to_json() if chart else None))
         execution = facts.execution
         executions.append(
             LeaderboardExecution(
@@ -251,9 +259,25 @@ def _kept_rows(
     return rankings, executions
 
 
-def _keep(
+def ranking_row(metric: LeaderboardMetric, ranks: Ranking, chart: dict | None) -> MetricRanking:
+    """What is kept of a metric: its ranking and chart, made for its name and direction
+    by this code (VERSION)."""
+    return MetricRanking(
+        metric_id=metric.id,
+        leaderboard_id=metric.leaderboard_id,
+        ranks=ranks,
+        chart=chart,
+        metric_name=metric.name,
+        lower_is_better=metric.is_lower_better,
+        version=VERSION,
+    )
+
+
+def write_kept(
     span: Iterable[int], rankings: list[MetricRanking], executions: list[LeaderboardExecution]
 ) -> None:
+    """Keep these rankings and execution facts of the boards in `span`, replacing what was
+    kept of them (a ranking of a metric they no longer have is deleted)."""
     # Upserts: a refresh running beside this one (another import's end, an admin
     # edit) writes the same keys; on PostgreSQL the second waits for the first
     # and overwrites it, never failing on a duplicate key.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from django.db import models
+from django.db.models.functions import Cast
 from django.urls import reverse
 
 from papers.db import chunks
@@ -14,6 +15,7 @@ from papers.metrics import (
     inferred_direction,
     json_safe_metrics,
     read_rows,
+    reads_alone,
     stated_lower_is_better,
 )
 from papers.models.base import Record
@@ -229,19 +231,48 @@ class LeaderboardRow(Record):
     def save(self, *args, **kwargs):
         """Keep the values as given (non-finite numbers as their text: JSON has none), and
         read them with the rest of their board's columns, whose readings this row may
-        change (a decimal comma is decided per column: papers/metrics.py)."""
+        change (a decimal comma is decided per column: papers/metrics.py). Sets
+        `revalued`: whether the readings of other rows changed.
+
+        Only a value with the two readings of "12,345" depends on its column; while
+        neither this row nor any other row of the board holds one, each value reads
+        alone, and the board's other values need not be read (the rows with a comma
+        before a digit, where such a value can only be, are read to be sure)."""
         self.metrics = json_safe_metrics(self.metrics)
-        others = list(
-            LeaderboardRow.objects.filter(leaderboard_id=self.leaderboard_id)
-            .exclude(pk=self.pk)
-            .values_list("id", "metrics", "metric_values")
+        others = LeaderboardRow.objects.filter(leaderboard_id=self.leaderboard_id).exclude(
+            pk=self.pk
         )
+        self.revalued = False
+        if reads_alone(self.metrics) and all(map(reads_alone, _with_commas(others))):
+            self.metric_values = read_rows([self.metrics])[0]
+            super().save(*args, **kwargs)
+            return
+        others = list(others.values_list("id", "metrics", "metric_values"))
         readings = read_rows([self.metrics, *(metrics for _, metrics, _ in others)])
         self.metric_values = readings[0]
         super().save(*args, **kwargs)
         for (pk, _, stored), reading in zip(others, readings[1:], strict=True):
             if stored != reading:
                 LeaderboardRow.objects.filter(pk=pk).update(metric_values=reading)
+                self.revalued = True
+
+
+def reread_board(board_id: int) -> bool:
+    """Read the board's values again when one of them reads by its column (after a row
+    is deleted, which may have been what decided the column); whether any reading
+    changed."""
+    rows = LeaderboardRow.objects.filter(leaderboard_id=board_id)
+    if all(map(reads_alone, _with_commas(rows))):
+        return False
+    return bool(revalue_boards([board_id]))
+
+
+def _with_commas(rows: models.QuerySet) -> Iterator:
+    """The metrics of those rows whose metrics' JSON text holds a comma followed by
+    anything but the space or quote that follow the commas between members (as both
+    engines write JSON text): a value with a comma before a digit is among them."""
+    text = rows.annotate(metrics_text=Cast("metrics", models.TextField()))
+    return text.filter(metrics_text__regex=r',[^ "]').values_list("metrics", flat=True).iterator()
 
 
 def restate_directions(board: Leaderboard) -> None:

@@ -20,6 +20,7 @@ from django.utils.text import slugify
 from papers.api import shapes
 from papers.contributions.revisions import Actor, delete, record, snapshot
 from papers.identifiers import metric_ids, split_evaluation_id
+from papers.kept.increments import Kept, RowFacts, keep_row_change, kept_before
 from papers.models import (
     Dataset,
     Leaderboard,
@@ -30,6 +31,7 @@ from papers.models import (
     Record,
     Task,
     TaskEdge,
+    reread_board,
 )
 
 
@@ -54,6 +56,7 @@ class Outcome:
     papers: set = field(default_factory=set)
     boards: set = field(default_factory=set)
     records: dict = field(default_factory=dict)
+    kept_boards: set = field(default_factory=set)  # boards the write kept up to date itself
 
 
 def _contribute(obj: Record, actor: Actor) -> None:
@@ -390,8 +393,22 @@ def result_shape(row: LeaderboardRow) -> dict:
     return shapes.result(row, rank, first.name if first else None)
 
 
+def _kept(outcome: Outcome, kept: Kept | None, before: RowFacts | None, row) -> Outcome:
+    """The outcome with the row's board kept up to date here, when it can be (one row
+    moved in its rankings and charts: papers.kept.increments), instead of by the refresh
+    after the write (from every row). Not when the row's save read other rows' values
+    differently."""
+    if kept is None or (row is not None and row.revalued):
+        return outcome
+    if keep_row_change(kept, before, RowFacts.of(row) if row is not None else None):
+        outcome.boards.discard(kept.board_id)
+        outcome.kept_boards.add(kept.board_id)
+    return outcome
+
+
 def evaluation_result_add(data: dict, target: dict, actor: Actor) -> Outcome:
     board = board_of(target["evaluation_id"], lock=True)
+    kept = kept_before(board.pk)
     top = board.rows.aggregate(top=Max("position"))["top"]
     row = LeaderboardRow(
         leaderboard=board, row_key="api-" + secrets.token_hex(8), position=(top or 0) + 1
@@ -400,23 +417,30 @@ def evaluation_result_add(data: dict, target: dict, actor: Actor) -> Outcome:
     _contribute(row, actor)
     row.save()
     record(row, {}, actor)
-    return Outcome(201, row, papers={row.paper_id}, boards={board.pk})
+    outcome = Outcome(201, row, papers={row.paper_id}, boards={board.pk})
+    return _kept(outcome, kept, None, row)
 
 
 def evaluation_result_update(data: dict, target: dict, actor: Actor) -> Outcome:
     board = board_of(target["evaluation_id"], lock=True)
+    kept = kept_before(board.pk)
     row = row_of(board, target["result_id"])
-    before, paper_before = snapshot(row), row.paper_id
+    before, paper_before, facts = snapshot(row), row.paper_id, RowFacts.of(row)
     _row_values(row, data, partial=True)
     _contribute(row, actor)
     row.save()
     record(row, before, actor)
-    return Outcome(200, row, papers={paper_before, row.paper_id}, boards={board.pk})
+    outcome = Outcome(200, row, papers={paper_before, row.paper_id}, boards={board.pk})
+    return _kept(outcome, kept, facts, row)
 
 
 def evaluation_result_delete(data: dict, target: dict, actor: Actor) -> Outcome:
     board = board_of(target["evaluation_id"], lock=True)
+    kept = kept_before(board.pk)
     row = row_of(board, target["result_id"])
-    paper = row.paper_id
+    paper, facts = row.paper_id, RowFacts.of(row)
     delete(row, actor)
-    return Outcome(204, None, papers={paper}, boards={board.pk})
+    outcome = Outcome(204, None, papers={paper}, boards={board.pk})
+    if reread_board(board.pk):  # the row decided how its column's commas read
+        return outcome
+    return _kept(outcome, kept, facts, None)

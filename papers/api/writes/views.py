@@ -117,6 +117,7 @@ def apply(operation: str, target: dict, data: dict, actor: Actor) -> Outcome:
             boards=outcome.boards,
             records=outcome.records,
             author_names=operation == "paper_add",
+            kept_boards=outcome.kept_boards,
         )
         transaction.on_commit(bump_content_version)
     return outcome
