@@ -204,7 +204,9 @@ def _same(metric: LeaderboardMetric, before: RowFacts | None, after: RowFacts | 
 
 def _insert(entries: list, metric: LeaderboardMetric, row: RowFacts, values: _Values) -> None:
     name, sign = metric.name, 1 if metric.is_lower_better else -1
-    ranked = next((i for i, (_, rank) in enumerate(entries) if rank is None), len(entries))
+    ranked = len(entries)  # the unranked entries are the last ones: usually few
+    while ranked and entries[ranked - 1][1] is None:
+        ranked -= 1
     value = row.values.get(name)
     if value is None:  # after the ranked rows, by (position, id)
         at, _ = _search(entries, ranked, len(entries), (row.position, row.pk),

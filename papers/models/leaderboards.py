@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Iterable, Iterator
 
 from django.db import models
@@ -268,11 +270,16 @@ def reread_board(board_id: int) -> bool:
 
 
 def _with_commas(rows: models.QuerySet) -> Iterator:
-    """The metrics of those rows whose metrics' JSON text holds a comma followed by
-    anything but the space or quote that follow the commas between members (as both
-    engines write JSON text): a value with a comma before a digit is among them."""
+    """The metrics of those rows whose metrics' JSON text holds a comma before a digit
+    (as both engines write JSON text, the commas between members are followed by a
+    space): a value with the two readings of "12,345" is among them. Ten LIKE tests,
+    which both engines run natively (a regular expression costs a Python call per row
+    on SQLite)."""
     text = rows.annotate(metrics_text=Cast("metrics", models.TextField()))
-    return text.filter(metrics_text__regex=r',[^ "]').values_list("metrics", flat=True).iterator()
+    comma_digit = functools.reduce(
+        operator.or_, (models.Q(metrics_text__contains=f",{d}") for d in range(10))
+    )
+    return text.filter(comma_digit).values_list("metrics", flat=True).iterator()
 
 
 def restate_directions(board: Leaderboard) -> None:
