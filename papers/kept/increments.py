@@ -155,9 +155,14 @@ class _Values:
     def of(self, pks: list[int]) -> dict[int, tuple[int, dict]]:
         wanted = [pk for pk in pks if pk not in self.known]
         if wanted:
-            rows = LeaderboardRow.objects.filter(leaderboard_id=self.board_id, pk__in=wanted)
-            for pk, position, values in rows.values_list("id", "position", "metric_values"):
-                self.known[pk] = (position, values if isinstance(values, dict) else {})
+            # By primary key alone: with the board's id too, SQLite reads them through
+            # the board's index, every row of the board.
+            rows = LeaderboardRow.objects.filter(pk__in=wanted).values_list(
+                "id", "leaderboard_id", "position", "metric_values"
+            )
+            for pk, board_id, position, values in rows:
+                if board_id == self.board_id:
+                    self.known[pk] = (position, values if isinstance(values, dict) else {})
         if any(pk not in self.known for pk in pks):
             raise Unsure("a ranked row is not on the board")
         return {pk: self.known[pk] for pk in pks}
