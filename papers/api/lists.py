@@ -149,3 +149,40 @@ def ranked_results(rows: list[LeaderboardRow]) -> list[dict[str, Any]]:
         )
         for row in rows
     ]
+
+
+# The matches a `q` search ranks, in index order (the site ranks the 10,001 it counts).
+# Ranking reads every candidate's text vector, so its cost grows with the window: 1,000
+# keeps a search for a word in half the abstracts ("learning") under the API's list
+# goal (p95 < 100 ms, bench/api.py) on both engines, and a client pages through at most
+# that many results.
+SEARCH_WINDOW = 1000
+
+
+def searched_papers(
+    q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
+) -> tuple[int, list[Paper]]:
+    """Papers matching `q` in relevance order, scored as the site's search scores them,
+    over the first SEARCH_WINDOW matches; the count says how many of those a client can
+    page through."""
+    ids, count = fulltext.ranked_page(
+        q, base, offset=page.offset, limit=page.size, candidates=SEARCH_WINDOW
+    )
+    by_id = {p.id: p for p in with_source(Paper.objects.filter(id__in=ids), *PAPER_COLUMNS)}
+    return count, [by_id[pk] for pk in ids if pk in by_id]
+
+
+def paper_list_page(
+    request: HttpRequest,
+    q: str | fulltext.ParsedQuery,
+    base: QuerySet[Paper],
+    page: Window,
+    count: int | None = None,
+) -> dict:
+    """A page of `base` searched for `q` (ranked), or newest first without words; `count`,
+    when given, is how many `base` holds (kept, for a list too long to count per request)."""
+    parsed = q if isinstance(q, fulltext.ParsedQuery) else fulltext.parse(q, typing=False)
+    if parsed.empty:
+        return paper_page(request, base, page, count)
+    count, papers = searched_papers(parsed, base, page)
+    return page_of(request, page, count, paper_rows(papers))

@@ -9,7 +9,7 @@ page needs (authors, frameworks).
 from __future__ import annotations
 
 from django import forms
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpRequest
 from django.views.decorators.csrf import csrf_exempt
 
@@ -32,10 +32,12 @@ from papers.api.lists import (
     NoParameters,
     method_row,
     methods_with_paper,
+    paper_list_page,
     paper_page,
     paper_rows,
     ranked_results,
     repository_rows,
+    searched_papers,
     sourced,
     visible_paper_count,
     with_source,
@@ -63,7 +65,6 @@ from papers.models import (
     Sample,
     Task,
 )
-from papers.paging import Window
 from papers.vocabularies import STATUS_CLAIM
 
 SEARCH_RESULT = register(
@@ -140,43 +141,6 @@ class SampleQuery(PageForm, SampleFilterForm):
 
 def has_words(q: str) -> bool:
     return not fulltext.parse(q, typing=False).empty
-
-
-# The matches a `q` search ranks, in index order (the site ranks the 10,001 it counts).
-# Ranking reads every candidate's text vector, so its cost grows with the window: 1,000
-# keeps a search for a word in half the abstracts ("learning") under the API's list
-# goal (p95 < 100 ms, bench/api.py) on both engines, and a client pages through at most
-# that many results.
-SEARCH_WINDOW = 1000
-
-
-def searched_papers(
-    q: str | fulltext.ParsedQuery, base: QuerySet[Paper], page: Window
-) -> tuple[int, list[Paper]]:
-    """Papers matching `q` in relevance order, scored as the site's search scores them,
-    over the first SEARCH_WINDOW matches; the count says how many of those a client can
-    page through."""
-    ids, count = fulltext.ranked_page(
-        q, base, offset=page.offset, limit=page.size, candidates=SEARCH_WINDOW
-    )
-    by_id = {p.id: p for p in with_source(Paper.objects.filter(id__in=ids), *PAPER_COLUMNS)}
-    return count, [by_id[pk] for pk in ids if pk in by_id]
-
-
-def paper_list_page(
-    request: HttpRequest,
-    q: str | fulltext.ParsedQuery,
-    base: QuerySet[Paper],
-    page: Window,
-    count: int | None = None,
-) -> dict:
-    """A page of `base` searched for `q` (ranked), or newest first without words; `count`,
-    when given, is how many `base` holds (kept, for a list too long to count per request)."""
-    parsed = q if isinstance(q, fulltext.ParsedQuery) else fulltext.parse(q, typing=False)
-    if parsed.empty:
-        return paper_page(request, base, page, count)
-    count, papers = searched_papers(parsed, base, page)
-    return page_of(request, page, count, paper_rows(papers))
 
 
 def get_paper(paper_id: str) -> Paper:

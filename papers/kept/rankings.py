@@ -302,11 +302,12 @@ def write_kept(
 
 
 def kept_facts(
-    board: Leaderboard, metric: LeaderboardMetric | None
+    board: Leaderboard, metric: LeaderboardMetric | None, *, chart: bool = True
 ) -> tuple[tuple[Ranking, charts.ProgressChart | None] | None, BoardExecution | None]:
     """The kept ranking and chart of `metric` (None when none is kept, or no metric, or
-    it was made for another name, direction or VERSION) and the board's kept execution
-    facts (None when none are kept): two primary-key reads."""
+    it was made for another name, direction or VERSION; the chart None unless `chart`:
+    those that only page through the rows need not read it) and the board's kept
+    execution facts (None when none are kept): two primary-key reads."""
     ranking = None
     if metric is not None:
         found = MetricRanking.objects.filter(
@@ -315,8 +316,12 @@ def kept_facts(
             lower_is_better=metric.is_lower_better,
             version=VERSION,
         )
-        for ranks, chart in found.values_list("ranks", "chart"):
-            ranking = (ranks, charts.ProgressChart.from_json(chart) if chart else None)
+        if chart:
+            for ranks, drawn in found.values_list("ranks", "chart"):
+                ranking = (ranks, charts.ProgressChart.from_json(drawn) if drawn else None)
+        else:
+            for ranks in found.values_list("ranks", flat=True):
+                ranking = (ranks, None)
     execution = None
     kept = LeaderboardExecution.objects.filter(leaderboard_id=board.id)
     for reported, ran, claims in kept.values_list("reported", "ran", "claims"):

@@ -117,12 +117,13 @@ def _facts_of_board(
     metrics: list[LeaderboardMetric],
     chosen: LeaderboardMetric | None,
     fresh: bool = False,
+    chart: bool = True,
 ) -> tuple[Ranking | None, charts.ProgressChart | None, BoardExecution]:
     """The ranking by `chosen` (None without a metric) and its chart, and the board's
     execution facts: those kept (two primary-key reads), else worked out from the rows
     (kept per content version), or, when `fresh`, worked out now."""
     if not fresh:
-        kept, execution = rankings.kept_facts(board, chosen)
+        kept, execution = rankings.kept_facts(board, chosen, chart=chart)
         if execution is not None and (chosen is None or kept is not None):
             ranking, chart = kept if kept is not None else (None, None)
             return ranking, chart, execution
@@ -149,7 +150,8 @@ def board_ranking(
     kept ranking (two primary-key reads), else one worked out per content version; only
     the rows `row_filter` (a key of ROW_FILTERS but "archive") keeps, their ranks those on
     the whole board. What the API and the MCP tools page through instead of every row."""
-    ranking, _, execution = _facts_of_board(board, metrics, metrics[0] if metrics else None)
+    chosen = metrics[0] if metrics else None
+    ranking, _, execution = _facts_of_board(board, metrics, chosen, chart=False)
     if ranking is None:
         ranking = _unranked(board)
     if row_filter:

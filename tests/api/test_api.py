@@ -256,11 +256,11 @@ def test_pages_link_to_each_other_and_cap_their_size(client, two):
 
 
 def test_a_search_pages_through_its_ranked_window_only(client, two, monkeypatch):
-    from papers.api import views
+    from papers.api import lists
 
     both = client.get("/api/v1/papers/?q=attention").json()
     assert [p["id"] for p in both["results"]] and both["count"] == 2
-    monkeypatch.setattr(views, "SEARCH_WINDOW", 1)
+    monkeypatch.setattr(lists, "SEARCH_WINDOW", 1)
     one = client.get("/api/v1/papers/?q=attention&items_per_page=1").json()
     assert (one["count"], len(one["results"]), one["next"]) == (1, 1, None)
     assert client.get("/api/v1/papers/?q=attention&page=2").json()["results"] == []
