@@ -256,7 +256,7 @@ def get_board(evaluation_id: str) -> Leaderboard:
 @declare("Evaluation tables (leaderboards)", response=page(ref("Evaluation")), query=PageForm)
 @endpoint
 def evaluation_list(request: HttpRequest) -> Payload:
-    return _evaluations(request, sourced(Leaderboard).all())
+    return _evaluations(request, sourced(Leaderboard))
 
 
 @declare("An evaluation table", response=ref("Evaluation"), query=NoParameters)
@@ -307,14 +307,23 @@ class ResultQuery(PageForm):
     )
 
 
+def board_metrics(board: Leaderboard) -> list[LeaderboardMetric]:
+    """The board's metrics in its order; the first ranks its rows."""
+    return list(board.metrics.order_by("position", "id"))
+
+
 def board_results(
-    board: Leaderboard, window: Window, *, has_report: bool = False
+    board: Leaderboard,
+    window: Window,
+    *,
+    has_report: bool = False,
+    metrics: list[LeaderboardMetric] | None = None,
 ) -> tuple[int, list[tuple[dict, LeaderboardRow]]]:
     """A window of the board's results ranked by its first metric (the site's leaderboard
     order), each with its row, and how many there are; with `has_report`, only those whose
     paper's code has a report, ranks unchanged. Reads the board's kept ranking and the
-    rows of the window only, whatever the board's size."""
-    metrics = list(board.metrics.order_by("position", "id"))
+    rows of the window only, whatever the board's size (and its metrics, unless given)."""
+    metrics = board_metrics(board) if metrics is None else metrics
     ranking = board_ranking(board, metrics, "report" if has_report else "")
     return len(ranking), ranked_results_of(board, metrics, window.slice(ranking))
 
@@ -361,7 +370,7 @@ def evaluation_result(request: HttpRequest, evaluation_id: str, result_id: str) 
     row = board.rows.filter(row_key=result_id).values_list("id", flat=True).first()
     if row is None:
         raise Http404
-    metrics = list(board.metrics.order_by("position", "id"))
+    metrics = board_metrics(board)
     ranked = [(pk, rank) for pk, rank in board_ranking(board, metrics) if pk == row]
     for shape, _ in ranked_results_of(board, metrics, ranked or [(row, None)]):
         return Payload(shape)

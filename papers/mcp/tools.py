@@ -17,8 +17,8 @@ from codewithpapers.cache import by_version
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import ID_MAX_LENGTH
-from papers.api.lists import PAPER_COLUMNS, paper_rows, ranked_results, with_source
-from papers.api.taxonomy import HEAVY_PAPER, board_results, visible_tasks
+from papers.api.lists import PAPER_COLUMNS, paper_rows, ranked_results, sourced, with_source
+from papers.api.taxonomy import HEAVY_PAPER, board_metrics, board_results, visible_tasks
 from papers.forms import MAX_PAGE, SearchForm, describe_errors
 from papers.identifiers import evaluation_id, metric_ids
 from papers.models import (
@@ -246,7 +246,8 @@ def find_board(task: str, dataset: str) -> Leaderboard:
     if not dataset_ids:
         raise ToolInputError(f"dataset: no dataset named {dataset!r}")
     board = (
-        Leaderboard.objects.select_related("task", "dataset", "contributed_by")
+        sourced(Leaderboard)
+        .select_related("task", "dataset")
         .filter(task_id__in=task_ids, dataset_id__in=dataset_ids)
         .order_by("id")
         .first()
@@ -282,8 +283,8 @@ def row_source(row: LeaderboardRow) -> dict[str, Any]:
 def get_leaderboard(task: str, dataset: str, *, limit: int = 20) -> dict[str, Any]:
     _, size = window(1, limit)
     board = find_board(task, dataset)
-    metrics = list(board.metrics.order_by("position", "id"))
-    count, rows = board_results(board, Window(1, size))
+    metrics = board_metrics(board)
+    count, rows = board_results(board, Window(1, size), metrics=metrics)
     ranked = [{**shape, "source": row_source(row)} for shape, row in rows]
     return with_licence(
         {
@@ -311,9 +312,7 @@ def find_sota(task: str, dataset: str = "") -> dict[str, Any]:
     )
     if not task_ids:
         raise ToolInputError(f"task: no task named {task!r} (try list_tasks)")
-    boards = Leaderboard.objects.filter(task_id__in=task_ids).select_related(
-        "task", "dataset", "contributed_by"
-    )
+    boards = sourced(Leaderboard).filter(task_id__in=task_ids).select_related("task", "dataset")
     if dataset := text("dataset", dataset):
         dataset_ids = named_ids(Dataset, dataset) or list(
             Dataset.objects.filter(
@@ -368,10 +367,10 @@ def best_rows(
     ):
         rows.setdefault(row.leaderboard_id, []).append(row)
     best = {}
-    for board_id, board_metrics in metrics.items():
-        ranked = ranked_rows(board_metrics, rows.get(board_id, []))
+    for board_id, ranking_metrics in metrics.items():
+        ranked = ranked_rows(ranking_metrics, rows.get(board_id, []))
         if ranked and ranked[0].rank is not None:
-            best[board_id] = (ranked[0], board_metrics[0])
+            best[board_id] = (ranked[0], ranking_metrics[0])
     return best
 
 
