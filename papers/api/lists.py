@@ -14,10 +14,10 @@ from django import forms
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from codewithpapers.cache import by_version
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import page_of
+from papers.kept.counts import paper_count
 from papers.models import (
     CodeLink,
     LeaderboardMetric,
@@ -81,9 +81,8 @@ def paper_rows(papers: list[Paper]) -> list[dict[str, Any]]:
 
 
 def visible_paper_count() -> int:
-    """How many papers are shown: a scan of the whole table, so counted once per content
-    version (the unfiltered lists of papers answer every request with it)."""
-    return by_version("api.visible-papers", Paper.objects.visible().count)
+    """How many papers are shown (kept: the unfiltered lists answer every request with it)."""
+    return paper_count()
 
 
 def paper_page(

@@ -11,7 +11,8 @@ Kept, for the pages to read instead of working it out per request:
   (papers.kept.rankings), which an ORM write to a board forgets at once
   (papers.kept.signals) so that a page never reads a stale ranking;
 - the frameworks' shares of new code links a quarter, for /trends (papers.kept.trends),
-  refreshed by `refresh_all()` only.
+  refreshed by `refresh_all()` only;
+- how many papers are shown (papers.kept.counts), moved by each ORM write of a paper.
 
 Who refreshes:
 - any write to the records (the admin through papers.kept.admin, the write API and
@@ -27,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from papers.kept import curated, trends, venues
+from papers.kept.counts import ensure_paper_count, refresh_paper_count
 from papers.kept.papers import refresh_author_names, refresh_counts
 from papers.kept.rankings import forget_boards, refresh_boards
 from papers.models import Dataset, Leaderboard, LeaderboardRow, Method, Paper, Task, Venue
@@ -44,6 +46,7 @@ def refresh_all() -> int:
     changed += venues.refresh_venues()
     refresh_boards()
     trends.refresh_trends()
+    refresh_paper_count()
     return changed
 
 
@@ -99,6 +102,7 @@ def after_write(
     Returns how many tasks, methods, datasets and venues changed."""
     ids = {pk for pk in papers if pk is not None}
     if ids:
+        ensure_paper_count()
         if author_names:
             refresh_author_names(ids)
         if refresh_counts(sorted(ids)):

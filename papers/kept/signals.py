@@ -1,6 +1,7 @@
 """Never stale: a save or delete through the ORM forgets what was kept of the boards it
 touches, so their pages rank the rows themselves until the next refresh
-(papers.kept.rankings). Connected once, by the app's ready() (`connect()`).
+(papers.kept.rankings), and moves the kept count of shown papers (papers.kept.counts).
+Connected once, by the app's ready() (`connect()`).
 
 Bulk writes send no signals: the importer forgets the boards it writes itself, in the
 same transaction (`papers.kept.forget_boards()`).
@@ -8,8 +9,9 @@ same transaction (`papers.kept.forget_boards()`).
 
 from __future__ import annotations
 
-from django.db.models.signals import post_delete, post_init, post_save, pre_delete
+from django.db.models.signals import post_delete, post_init, post_save, pre_delete, pre_save
 
+from papers.kept.counts import paper_count_moved
 from papers.kept.rankings import forget_boards, forget_boards_of_paper
 from papers.models import LeaderboardMetric, LeaderboardRow, Paper
 
@@ -28,7 +30,28 @@ def board_changed(sender, instance, **kwargs) -> None:
     instance._board_loaded = instance.leaderboard_id
 
 
+def shown_before_save(sender, instance, update_fields=None, **kwargs) -> None:
+    # Whether the row was shown before this save (None: no row yet, or `hidden` is not
+    # written): read from the database, since the instance may not have come from it.
+    before = None
+    if instance.pk is not None and (update_fields is None or "hidden" in update_fields):
+        hidden = Paper.objects.filter(pk=instance.pk).values_list("hidden", flat=True).first()
+        before = None if hidden is None else not hidden
+    instance._shown_before = before
+
+
+def _shown_papers_moved(instance, created: bool, update_fields) -> None:
+    """Move the kept count of shown papers by what this save did to it."""
+    if not created and update_fields is not None and "hidden" not in update_fields:
+        return
+    before = bool(getattr(instance, "_shown_before", None))
+    after = not instance.hidden
+    if before != after:
+        paper_count_moved(1 if after else -1)
+
+
 def paper_saved(sender, instance, created, update_fields=None, **kwargs) -> None:
+    _shown_papers_moved(instance, created, update_fields)
     if created or (update_fields is not None and not PAPER_FIELDS & set(update_fields)):
         return
     forget_boards_of_paper(instance.pk)
@@ -37,6 +60,8 @@ def paper_saved(sender, instance, created, update_fields=None, **kwargs) -> None
 def paper_deleted(sender, instance, **kwargs) -> None:
     # Before the delete: its rows lose their paper (SET_NULL) without a signal of theirs.
     forget_boards_of_paper(instance.pk)
+    if Paper.objects.filter(pk=instance.pk, hidden=False).exists():
+        paper_count_moved(-1)
 
 
 def connect() -> None:
@@ -46,5 +71,6 @@ def connect() -> None:
         post_init.connect(remember_board, sender=model, dispatch_uid=f"kept.remember.{name}")
         for signal in (post_save, post_delete):
             signal.connect(board_changed, sender=model, dispatch_uid=f"kept.board.{name}")
+    pre_save.connect(shown_before_save, sender=Paper, dispatch_uid="kept.paper.shown")
     post_save.connect(paper_saved, sender=Paper, dispatch_uid="kept.paper.saved")
     pre_delete.connect(paper_deleted, sender=Paper, dispatch_uid="kept.paper.deleted")

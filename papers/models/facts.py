@@ -13,6 +13,9 @@ class KeptFact(models.Model):
 
     name = models.CharField(max_length=100, help_text="What it is: framework-trends.")
     data = models.JSONField(default=dict)
+    number = models.BigIntegerField(
+        null=True, blank=True, help_text="A fact that is one number (a count moved in place)."
+    )
     version = models.PositiveSmallIntegerField(
         default=0, help_text="The code's version of the fact's shape: older ones are ignored."
     )

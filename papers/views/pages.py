@@ -11,6 +11,7 @@ from codewithpapers.cache import by_version
 from codewithpapers.middleware import reads
 from papers import share_chart, taxonomy
 from papers.kept import trends as kept_trends
+from papers.kept.counts import paper_count
 from papers.models import Paper, Repository, Sample
 from papers.search import index as search_index
 from papers.vocabularies import (
@@ -28,7 +29,7 @@ def _archive_counts() -> dict:
     """The home page's counts (whole-archive scans), and whether the search index is
     being rebuilt by an import: kept per content version, which imports bump."""
     return {
-        "paper_count": Paper.objects.visible().count(),
+        "paper_count": paper_count(),
         "repository_count": Repository.objects.count(),
         "sample_count": Sample.objects.count(),
         "status_counts": Sample.objects.status_counts(),

@@ -24,6 +24,7 @@ from papers.archive.write.papers import KnownSlugs, LinkForecast, PaperWriter
 from papers.archive.write.records import RecordWriter
 from papers.archive.write.taxonomy import TaxonomyWriter
 from papers.kept import after_write, refresh_all
+from papers.kept.counts import refresh_paper_count
 from papers.kept.papers import refresh_counts
 from papers.models import Dataset, Method
 
@@ -132,6 +133,8 @@ class Loader:
         for model in (Method, Dataset):
             self.stats.add(model.__name__, "hidden", hide_junk(model))
         if self.local_refresh:
+            if self.papers.touched:  # written in bulk, without the signals that move it
+                refresh_paper_count()
             after_write(papers=self.papers.touched)
             return
         refresh_counts(self.papers.touched)
