@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Q
 
 from papers import charts
 from papers.db import chunks
@@ -327,6 +328,24 @@ def kept_facts(
     for reported, ran, claims in kept.values_list("reported", "ran", "claims"):
         execution = BoardExecution(set(reported), set(ran), list(claims))
     return ranking, execution
+
+
+def kept_leaders(metrics: Iterable[LeaderboardMetric]) -> dict[int, tuple[int, int | None]]:
+    """The first entry (row id, rank) of each metric's kept ranking, by metric id: one
+    query that reads only that entry of each. A metric with no usable kept ranking (see
+    kept_facts()) is left out; one whose ranking is empty maps to None."""
+    wanted = Q()
+    for metric in metrics:
+        wanted |= Q(
+            metric_id=metric.id, metric_name=metric.name, lower_is_better=metric.is_lower_better
+        )
+    if not wanted:
+        return {}
+    found = MetricRanking.objects.filter(wanted, version=VERSION)
+    return {
+        metric_id: (first[0], first[1]) if first else None
+        for metric_id, first in found.values_list("metric_id", "ranks__0")
+    }
 
 
 def forget_boards(board_ids: Iterable[int]) -> None:

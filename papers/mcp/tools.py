@@ -21,6 +21,7 @@ from papers.api.lists import PAPER_COLUMNS, paper_rows, ranked_results, sourced,
 from papers.api.taxonomy import HEAVY_PAPER, board_metrics, board_results, visible_tasks
 from papers.forms import MAX_PAGE, SearchForm, describe_errors
 from papers.identifiers import evaluation_id, metric_ids
+from papers.kept.rankings import kept_leaders
 from papers.models import (
     CodeLink,
     Dataset,
@@ -352,25 +353,38 @@ def find_sota(task: str, dataset: str = "") -> dict[str, Any]:
 def best_rows(
     boards: list[Leaderboard],
 ) -> dict[int, tuple[LeaderboardRow, LeaderboardMetric]]:
-    """Each board's first-ranked row by its first metric: two queries for all boards."""
-    ids = [b.id for b in boards]
-    metrics: dict[int, list[LeaderboardMetric]] = {}
-    for m in LeaderboardMetric.objects.filter(leaderboard_id__in=ids).order_by(
+    """Each board's first-ranked row by its first metric, as its page ranks them: from
+    the kept rankings (their first entries), the boards without one ranked here from
+    their rows. Three queries for all boards."""
+    firsts: dict[int, LeaderboardMetric] = {}
+    for m in LeaderboardMetric.objects.filter(leaderboard_id__in=[b.id for b in boards]).order_by(
         "leaderboard_id", "position", "id"
     ):
-        metrics.setdefault(m.leaderboard_id, []).append(m)
+        firsts.setdefault(m.leaderboard_id, m)
+    leaders = kept_leaders(firsts.values())
+    unkept = [board_id for board_id, m in firsts.items() if m.id not in leaders]
+    leader_ids = [leader[0] for leader in leaders.values() if leader and leader[1] is not None]
     rows: dict[int, list[LeaderboardRow]] = {}
+    by_id: dict[int, LeaderboardRow] = {}
     for row in (
-        LeaderboardRow.objects.filter(leaderboard_id__in=ids)
+        LeaderboardRow.objects.filter(Q(id__in=leader_ids) | Q(leaderboard_id__in=unkept))
         .select_related("paper", "contributed_by")
         .defer(*HEAVY_PAPER)
     ):
         rows.setdefault(row.leaderboard_id, []).append(row)
+        by_id[row.id] = row
     best = {}
-    for board_id, ranking_metrics in metrics.items():
-        ranked = ranked_rows(ranking_metrics, rows.get(board_id, []))
+    for board_id, metric in firsts.items():
+        if metric.id in leaders:
+            row_id, rank = leaders[metric.id] or (None, None)
+            row = by_id.get(row_id)
+            if row is not None and rank is not None:
+                row.rank = rank
+                best[board_id] = (row, metric)
+            continue
+        ranked = ranked_rows([metric], rows.get(board_id, []))
         if ranked and ranked[0].rank is not None:
-            best[board_id] = (ranked[0], ranking_metrics[0])
+            best[board_id] = (ranked[0], metric)
     return best
 
 

@@ -12,7 +12,8 @@ from papers.models import Leaderboard, LeaderboardMetric, LeaderboardRow, Paper
 
 pytestmark = pytest.mark.django_db
 
-BOARD = "/api/v1/evaluations/task-1--dataset-1"
+BOARD_ID = "task-1--dataset-1"
+BOARD = f"/api/v1/evaluations/{BOARD_ID}"
 # Ties, rows without a value, and values given as text of several shapes.
 VALUES = ["12.5", "9.1", None, "12.5", "3", "n/a", "7.75", "9.1", "0.5", "15", None, "6"]
 
@@ -101,3 +102,29 @@ def test_the_mcp_leaderboard_is_the_boards_top_rows_and_counts_them_all(board):
     assert [(row["id"], row["best_rank"]) for row in answer["rows"]] == site[:4]
     assert answer["ranked_by"] == "Error"
     assert answer["metrics"][0]["direction"] == "lower is better"
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "worked-out"])
+def test_find_sota_names_the_row_the_board_ranks_first(board, kept, django_assert_max_num_queries):
+    if kept:
+        refresh_boards([board.pk])
+    else:
+        forget_boards([board.pk])
+    (first_key, first_rank), *_ = _site_ranking(board)
+    with django_assert_max_num_queries(7):
+        answer = tools.find_sota("Task 1", "Dataset 1")
+    (found,) = [b for b in answer["boards"] if b["evaluation"]["id"] == BOARD_ID]
+    assert (
+        (found["best"]["id"], found["best"]["best_rank"]) == (first_key, first_rank) == ("r9", 1)
+    )
+    assert found["best"]["value"] == "0.5" and found["metric"]["name"] == "Error"
+
+
+def test_find_sota_leaves_out_a_board_with_no_ranked_row(board):
+    LeaderboardRow.objects.filter(leaderboard=board).update(
+        metrics={"Params": "10M"}, metric_values={}
+    )
+    refresh_boards([board.pk])
+    answer = tools.find_sota("Task 1", "Dataset 1")
+    (found,) = [b for b in answer["boards"] if b["evaluation"]["id"] == BOARD_ID]
+    assert found["best"] is None
