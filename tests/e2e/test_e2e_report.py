@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from papers.kept.counts import refresh_paper_count
 from papers.models import Paper
 from tests.browser import PHONE, require_chromium
 
@@ -138,6 +139,7 @@ def test_counts_have_thousands_separators(page, site):
     Paper.objects.bulk_create(
         Paper(slug=f"bulk-{i}", title=f"Bulk {i}", published="2020-01-01") for i in range(1200)
     )
+    refresh_paper_count()  # bulk writes move no kept number: an import of them would count
     page.goto(f"{site}/")
     assert "1,201" in page.locator(".counts").first.inner_text()
     page.goto(f"{site}/search?q=bulk")
