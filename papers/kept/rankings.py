@@ -330,7 +330,9 @@ def kept_facts(
     return ranking, execution
 
 
-def kept_leaders(metrics: Iterable[LeaderboardMetric]) -> dict[int, tuple[int, int | None]]:
+def kept_leaders(
+    metrics: Iterable[LeaderboardMetric],
+) -> dict[int, tuple[int, int | None] | None]:
     """The first entry (row id, rank) of each metric's kept ranking, by metric id: one
     query that reads only that entry of each. A metric with no usable kept ranking (see
     kept_facts()) is left out; one whose ranking is empty maps to None."""
