@@ -17,7 +17,6 @@ from django.http import HttpRequest
 from papers import search as fulltext
 from papers.api import shapes
 from papers.api.http import page_of
-from papers.kept.counts import paper_count
 from papers.models import (
     CodeLink,
     LeaderboardMetric,
@@ -78,11 +77,6 @@ def author_names(paper_ids: list[int]) -> dict[int, list[str]]:
 def paper_rows(papers: list[Paper]) -> list[dict[str, Any]]:
     names = author_names([p.id for p in papers])
     return [shapes.paper(p, names.get(p.id, [])) for p in papers]
-
-
-def visible_paper_count() -> int:
-    """How many papers are shown (kept: the unfiltered lists answer every request with it)."""
-    return paper_count()
 
 
 def paper_page(

@@ -39,7 +39,6 @@ from papers.api.lists import (
     repository_rows,
     searched_papers,
     sourced,
-    visible_paper_count,
     with_source,
 )
 from papers.api.openapi import (
@@ -54,6 +53,7 @@ from papers.api.openapi import (
 )
 from papers.forms import QueryText, SampleFilterForm
 from papers.identifiers import parse_arxiv
+from papers.kept.counts import paper_count
 from papers.models import (
     Author,
     CodeLink,
@@ -162,7 +162,7 @@ def search(request: HttpRequest) -> Payload:
     page = requested_page(params)
     base = Paper.objects.visible()
     if not has_words(params["q"]):
-        count = visible_paper_count()
+        count = paper_count()
         papers = list(with_source(base.order_by(*NEWEST), *PAPER_COLUMNS)[page.offset : page.stop])
     else:
         count, papers = searched_papers(params["q"], base, page)
@@ -200,7 +200,7 @@ def paper_list(request: HttpRequest) -> Payload:
     for kept in (params["title"], params["abstract"]):
         if kept is not None:
             parsed = parsed.joined(kept)
-    count = visible_paper_count() if parsed.empty and not params["arxiv_id"] else None
+    count = paper_count() if parsed.empty and not params["arxiv_id"] else None
     return Payload(paper_list_page(request, parsed, papers, requested_page(params), count))
 
 

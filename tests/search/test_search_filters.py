@@ -286,3 +286,18 @@ def test_sqlite_checks_each_match_in_the_search_index_not_the_paper_row(archive,
         cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
         plan = "\n".join(row[-1] for row in cursor.fetchall())
     assert "USING COVERING INDEX paper_search_idx" in plan
+
+
+def test_the_framework_names_offered_are_every_distinct_name_links_give(archive):
+    """The names walked one index lookup at a time are the DISTINCT of the links' names,
+    in the same order, blank left out, hidden papers' links counted (a name stays typeable)."""
+    expected = list(
+        CodeLink.objects.exclude(framework="")
+        .order_by("framework")
+        .values_list("framework", flat=True)
+        .distinct()
+    )
+    assert set(expected) == {"pytorch", "tf", "jax", 'we"ird'}
+    assert querysets.frameworks() == expected
+    CodeLink.objects.all().delete()
+    assert querysets.frameworks() == []
