@@ -351,14 +351,15 @@ def browse_urls() -> dict[str, str]:
     method = Method.objects.order_by("-paper_count", "id").first()
     venue = Venue.objects.order_by("-paper_count", "id").first()
     series = Venue.objects.filter(series=venue.series).aggregate(n=Sum("paper_count"))["n"]
-    from papers import dataset_filters, taxonomy
+    from papers import taxonomy
+    from papers.kept.datasets import work_out
 
     areas = taxonomy.areas(keep=0)
     big_area = max(areas, key=lambda a: a.task_count)
     groups = taxonomy.collection_groups()
     method_area = max(groups, key=lambda g: g.method_count)
     collection = max((c for g in groups for c in g.collections), key=lambda c: c.method_count)
-    modalities = dataset_filters.build_index().ids["mod"]
+    modalities = work_out()["ids"]["mod"]
     modality = max(modalities, key=lambda m: len(modalities[m]))
     return {
         "home page": "/",

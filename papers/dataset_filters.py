@@ -12,60 +12,14 @@ intersects sets of ids and counts, and asks the database only for the page it sh
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.utils.text import slugify
 
-from codewithpapers.cache import by_version
-from papers.models import Dataset
+from papers.kept.datasets import dataset_index
 
 # The filters, by query parameter: (label, how many values the page offers at most).
 FILTERS = {"mod": ("Modality", 40), "task": ("Task", 30), "lang": ("Language", 30)}
-
-
-@dataclass
-class Index:
-    """Ids of the visible datasets by filter and value slug, and each value's name."""
-
-    ids: dict[str, dict[str, frozenset[int]]] = field(default_factory=dict)
-    names: dict[str, dict[str, str]] = field(default_factory=dict)
-    everything: frozenset[int] = frozenset()
-
-
-def build_index() -> Index:
-    """The index over the catalogue: two queries."""
-    sets: dict[str, dict[str, set[int]]] = {key: {} for key in FILTERS}
-    names: dict[str, dict[str, str]] = {key: {} for key in FILTERS}
-    everything = set()
-
-    def add(key: str, value, pk: int) -> None:
-        if not isinstance(value, str) or not (slug := slugify(value)):
-            return
-        sets[key].setdefault(slug, set()).add(pk)
-        names[key].setdefault(slug, value.strip())
-
-    for pk, modalities, languages in Dataset.objects.listed().values_list(
-        "id", "modalities", "languages"
-    ):
-        everything.add(pk)
-        for value in modalities if isinstance(modalities, list) else []:
-            add("mod", value, pk)
-        for value in languages if isinstance(languages, list) else []:
-            add("lang", value, pk)
-    links = Dataset.tasks.through.objects.filter(task__hidden=False)
-    for pk, slug, name in links.values_list("dataset_id", "task__slug", "task__name"):
-        if pk in everything:
-            sets["task"].setdefault(slug, set()).add(pk)
-            names["task"].setdefault(slug, name)
-    return Index(
-        ids={key: {v: frozenset(s) for v, s in values.items()} for key, values in sets.items()},
-        names=names,
-        everything=frozenset(everything),
-    )
-
-
-def index() -> Index:
-    return by_version("datasets.filters", build_index)
 
 
 @dataclass
@@ -114,7 +68,7 @@ def apply(chosen: dict[str, str]) -> tuple[frozenset[int] | None, list[Facet]]:
     """The ids of the datasets the chosen filters keep (None without a filter), and each
     filter's values with their counts given the other filters (the values that keep a
     dataset, most first; a chosen one always shown)."""
-    found = index()
+    found = dataset_index()
     wanted = {key: slugify(value) for key, value in chosen.items() if value}
     kept: frozenset[int] | None = None
     for key, slug in wanted.items():

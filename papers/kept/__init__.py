@@ -12,7 +12,9 @@ Kept, for the pages to read instead of working it out per request:
   (papers.kept.signals) so that a page never reads a stale ranking;
 - the frameworks' shares of new code links a quarter, for /trends (papers.kept.trends),
   refreshed by `refresh_all()` only;
-- how many papers are shown (papers.kept.counts), moved by each ORM write of a paper.
+- how many papers are shown (papers.kept.counts), moved by each ORM write of a paper;
+- the index /datasets filters with (papers.kept.datasets), which an ORM write to a
+  dataset, a task or their links forgets, and the next page works out again.
 
 Who refreshes:
 - any write to the records (the admin through papers.kept.admin, the write API and
@@ -29,6 +31,7 @@ from collections.abc import Iterable, Mapping
 
 from papers.kept import curated, trends, venues
 from papers.kept.counts import ensure_paper_count, refresh_paper_count
+from papers.kept.datasets import refresh_dataset_index
 from papers.kept.papers import refresh_author_names, refresh_counts
 from papers.kept.rankings import forget_boards, refresh_boards
 from papers.models import Dataset, Leaderboard, LeaderboardRow, Method, Paper, Task, Venue
@@ -47,6 +50,7 @@ def refresh_all() -> int:
     refresh_boards()
     trends.refresh_trends()
     refresh_paper_count()
+    refresh_dataset_index()
     return changed
 
 

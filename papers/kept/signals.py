@@ -1,6 +1,8 @@
 """Never stale: a save or delete through the ORM forgets what was kept of the boards it
 touches, so their pages rank the rows themselves until the next refresh
-(papers.kept.rankings), and moves the kept count of shown papers (papers.kept.counts).
+(papers.kept.rankings), moves the kept count of shown papers (papers.kept.counts), and
+forgets the datasets' filter index when a dataset, a task or their links change
+(papers.kept.datasets).
 Connected once, by the app's ready() (`connect()`).
 
 Bulk writes send no signals: the importer forgets the boards it writes itself, in the
@@ -9,11 +11,19 @@ same transaction (`papers.kept.forget_boards()`).
 
 from __future__ import annotations
 
-from django.db.models.signals import post_delete, post_init, post_save, pre_delete, pre_save
+from django.db.models.signals import (
+    m2m_changed,
+    post_delete,
+    post_init,
+    post_save,
+    pre_delete,
+    pre_save,
+)
 
 from papers.kept.counts import paper_count_moved
+from papers.kept.datasets import forget_dataset_index
 from papers.kept.rankings import forget_boards, forget_boards_of_paper
-from papers.models import LeaderboardMetric, LeaderboardRow, Paper
+from papers.models import Dataset, LeaderboardMetric, LeaderboardRow, Paper, Task
 
 # The paper fields a board's facts read (the chart's dates, the execution facts).
 PAPER_FIELDS = {"published", "hidden", "has_report", "sample_statuses", "report_claim"}
@@ -64,6 +74,10 @@ def paper_deleted(sender, instance, **kwargs) -> None:
         paper_count_moved(-1)
 
 
+def catalogue_changed(sender, **kwargs) -> None:
+    forget_dataset_index()
+
+
 def connect() -> None:
     """Connect the handlers (idempotent: each has its dispatch_uid)."""
     for model in (LeaderboardRow, LeaderboardMetric):
@@ -74,3 +88,10 @@ def connect() -> None:
     pre_save.connect(shown_before_save, sender=Paper, dispatch_uid="kept.paper.shown")
     post_save.connect(paper_saved, sender=Paper, dispatch_uid="kept.paper.saved")
     pre_delete.connect(paper_deleted, sender=Paper, dispatch_uid="kept.paper.deleted")
+    for model in (Dataset, Task):
+        name = model.__name__
+        for signal in (post_save, post_delete):
+            signal.connect(catalogue_changed, sender=model, dispatch_uid=f"kept.index.{name}")
+    m2m_changed.connect(
+        catalogue_changed, sender=Dataset.tasks.through, dispatch_uid="kept.index.links"
+    )

@@ -6,7 +6,7 @@ import functools
 import operator
 from collections.abc import Iterable, Iterator
 
-from django.db import models
+from django.db import connections, models
 from django.db.models.functions import Cast
 from django.urls import reverse
 
@@ -272,13 +272,17 @@ def reread_board(board_id: int) -> bool:
 def _with_commas(rows: models.QuerySet) -> Iterator:
     """The metrics of those rows whose metrics' JSON text holds a comma before a digit
     (as both engines write JSON text, the commas between members are followed by a
-    space): a value with the two readings of "12,345" is among them. Ten LIKE tests,
-    which both engines run natively (a regular expression costs a Python call per row
-    on SQLite)."""
+    space): a value with the two readings of "12,345" is among them. PostgreSQL tests
+    one regular expression (ten LIKEs cost it four times as much over a big board);
+    SQLite ten LIKEs, which it runs natively (its regular expression is a Python call
+    per row)."""
     text = rows.annotate(metrics_text=Cast("metrics", models.TextField()))
-    comma_digit = functools.reduce(
-        operator.or_, (models.Q(metrics_text__contains=f",{d}") for d in range(10))
-    )
+    if connections[rows.db].vendor == "postgresql":
+        comma_digit = models.Q(metrics_text__regex=",[0-9]")
+    else:
+        comma_digit = functools.reduce(
+            operator.or_, (models.Q(metrics_text__contains=f",{d}") for d in range(10))
+        )
     return text.filter(comma_digit).values_list("metrics", flat=True).iterator()
 
 

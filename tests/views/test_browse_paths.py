@@ -161,6 +161,38 @@ def test_dataset_filters_run_the_same_queries_however_many_values(client, datase
     assert len(many) == len(few)
 
 
+def test_dataset_filters_read_the_kept_index_and_see_every_change_at_once(client, datasets):
+    """The index is kept (one read, no pass over the catalogue), and a dataset saved,
+    hidden or deleted, a task renamed or a dataset's tasks changed show on the next page."""
+    from papers.models import Dataset
+
+    client.get("/datasets")  # works the index out and keeps it
+    with CaptureQueriesContext(connection) as captured:
+        client.get("/datasets", {"mod": "images"})
+    assert not any("modalities" in q["sql"] and "LIMIT" not in q["sql"] for q in captured)
+
+    Dataset.objects.create(slug="coco", name="COCO", modalities=["Images"])
+    body = client.get("/datasets").content.decode()
+    assert re.search(r'href="\?mod=images">Images <span class="n">3</span>', body)
+    kitti = Dataset.objects.get(slug="kitti")
+    kitti.hidden = True
+    kitti.save()
+    body = client.get("/datasets", {"mod": "images"}).content.decode()
+    assert ">KITTI<" not in body and "COCO" in body
+    datasets.task.name = "Picture Classification"
+    datasets.task.save()
+    body = client.get("/datasets").content.decode()
+    assert "Picture Classification" in body
+    Dataset.objects.get(slug="coco").tasks.add(datasets.task)
+    body = client.get("/datasets").content.decode()
+    assert re.search(r'Picture Classification <span class="n">2<', body)
+    datasets.imagenet.tasks.clear()
+    Dataset.objects.get(slug="wmt").delete()
+    body = client.get("/datasets").content.decode()
+    assert re.search(r'Picture Classification <span class="n">1<', body)
+    assert "Texts" not in body and "German" not in body
+
+
 def test_a_dataset_page_lists_benchmarks_papers_loaders_and_variants(client, world):
     world.imagenet.variants = ["ImageNet-1k", "ImageNet (val)"]
     world.imagenet.extra = {
