@@ -167,3 +167,22 @@ def test_natural_key_round_trip(make_paper, model):
     )
     (loaded,) = serializers.deserialize("json", dumped)
     assert loaded.object.pk == obj.pk
+
+
+def test_the_newest_papers_with_code_are_read_down_the_newest_index_on_sqlite(db):
+    """SQLite's planner answers `code_link_count > 0` from paper_codecount_idx when it
+    can (every paper with code, then sorted: seconds at full scale); the term is written
+    so that no index serves it, and the list is the same one either way."""
+    from django.db import connection
+
+    papers = [
+        Paper.objects.create(
+            slug=f"p{i}", title=f"P{i}", published=dt.date(2020, 1 + i, 1),
+            code_link_count=1 + i % 2 if i in (1, 2) else 0,
+        )
+        for i in range(4)
+    ]  # fmt: skip
+    newest = Paper.objects.newest_with_code()
+    assert list(newest) == list(Paper.objects.latest().with_code()) == [papers[2], papers[1]]
+    sql = str(newest.query)
+    assert ('+"papers_paper"."code_link_count" >' in sql) == (connection.vendor == "sqlite")

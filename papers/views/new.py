@@ -54,7 +54,7 @@ def latest(request: HttpRequest) -> HttpResponse:
     if data["category"]:
         papers = papers.in_category(data["category"])
     if data["has_code"]:
-        papers = papers.with_code()
+        papers = papers.with_code(walked=True)
     page = page_of(papers.with_authors(), data["page"] or 1, data["per_page"] or 20)
     return render(
         request,

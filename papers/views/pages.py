@@ -13,6 +13,7 @@ from papers import share_chart, taxonomy
 from papers.kept import trends as kept_trends
 from papers.kept.counts import paper_count
 from papers.models import Paper, Repository, Sample
+from papers.models.papers import Unindexed
 from papers.search import index as search_index
 from papers.vocabularies import (
     REPO_KIND_EXPLANATIONS,
@@ -42,20 +43,21 @@ NEW_WITH_CODE = 10
 
 def new_with_code() -> list[Paper]:
     """The home page's newest papers with code (templates/papers/_new_with_code.html)."""
-    return list(Paper.objects.latest().with_code().with_authors()[:NEW_WITH_CODE])
+    return list(Paper.objects.newest_with_code().with_authors()[:NEW_WITH_CODE])
 
 
-def _discovery() -> dict:
+def _discovery(year: int | None) -> dict:
     """What the home page leads with, kept per content version: the most implemented
-    papers of the year of the newest paper with code, as ids (the papers are read per
+    papers of `year` (the newest paper with code's), as ids (the papers are read per
     request), and the areas of the state of the art with their task counts."""
-    newest = Paper.objects.latest().with_code().values_list("published", flat=True).first()
-    year = newest.year if newest else None
     implemented = (
         list(
+            # Down paper_codecount_idx, most links first, until eight of the year: the
+            # year's range would have SQLite sort every paper of the year.
             Paper.objects.visible()
             .with_code()
-            .filter(published__year=year, date_uncertain=False)
+            .alias(year_published=Unindexed("published"))
+            .filter(year_published__year=year, date_uncertain=False)
             .order_by("-code_link_count", "-id")
             .values_list("id", flat=True)[:HOME_LIST]
         )
@@ -74,7 +76,11 @@ def _discovery() -> dict:
 def home(request: HttpRequest) -> HttpResponse:
     """Discovery first (search, the newest papers with code, the most implemented papers
     of the year, the areas of the state of the art), then the execution summary."""
-    discovery = by_version("home-discovery", _discovery)
+    newest = new_with_code()
+    # The year is the newest paper's: it moves only with the content, as the list kept
+    # for it does.
+    year = newest[0].published.year if newest else None
+    discovery = by_version("home-discovery", lambda: _discovery(year))
     ids = discovery["implemented_ids"]
     implemented = sorted(
         Paper.objects.filter(id__in=ids).visible().with_authors(),
@@ -87,7 +93,7 @@ def home(request: HttpRequest) -> HttpResponse:
             **by_version("home-counts", _archive_counts),
             **discovery,
             "status_claim": STATUS_CLAIM,
-            "new_with_code": new_with_code(),
+            "new_with_code": newest,
             "implemented": implemented,
         },
     )
