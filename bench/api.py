@@ -185,6 +185,9 @@ def engine_main(requests: int, seed: int) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "codewithpapers.settings")
     sys.path.insert(0, str(ROOT))
     django.setup()
+    from codewithpapers.startup import load_site
+
+    load_site()  # as a gunicorn worker starts (codewithpapers/wsgi.py)
     from django.db import connection
     from django.test import Client
 

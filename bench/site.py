@@ -422,6 +422,9 @@ def engine_main(
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "codewithpapers.settings")
     sys.path.insert(0, str(ROOT))
     django.setup()
+    from codewithpapers.startup import load_site
+
+    load_site()  # as a gunicorn worker starts (codewithpapers/wsgi.py)
     from django.db import connection
     from django.test import Client, RequestFactory
     from django.test.utils import CaptureQueriesContext

@@ -3,9 +3,12 @@ import os
 from django.core.asgi import get_asgi_application
 
 from codewithpapers.backends import bound_requests
+from codewithpapers.startup import load_site
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "codewithpapers.settings")
 application = get_asgi_application()
 
 # The site's requests are bounded (statement timeout); commands and scripts are not.
 bound_requests()
+
+load_site()

@@ -61,31 +61,49 @@ def work_out() -> dict:
     return {"ids": ids, "names": names}
 
 
-def refresh_dataset_index() -> dict:
-    data = work_out()
-    KeptFact.objects.update_or_create(name=NAME, defaults={"data": data, "version": VERSION})
-    return data
+def refresh_dataset_index() -> KeptFact:
+    fact, _ = KeptFact.objects.update_or_create(
+        name=NAME, defaults={"data": work_out(), "version": VERSION}
+    )
+    return fact
 
 
 def forget_dataset_index() -> None:
     KeptFact.objects.filter(name=NAME).delete()
 
 
+# The index as this process last read it, by the kept row's (id, refreshed): a page asks
+# the database only whether the row is still the one read, never reads stale ids (a
+# refresh or a forget changes the key), and builds no sets of ids per request.
+_read: tuple[tuple, Index] | None = None
+
+
 def dataset_index() -> Index:
     """The kept index; worked out and kept again when it is missing (the keeping is
     skipped when the database takes no write: a read-only replica's outage)."""
-    found = KeptFact.objects.filter(name=NAME, version=VERSION).values_list("data", flat=True)
-    data = next(iter(found), None)
-    if not isinstance(data, dict):
+    global _read
+    kept = KeptFact.objects.filter(name=NAME, version=VERSION)
+    key = next(iter(kept.values_list("id", "refreshed")), None)
+    memo = _read
+    if key is not None and memo is not None and memo[0] == key:
+        return memo[1]
+    row = next(iter(kept.values_list("id", "refreshed", "data")), None)
+    if row is not None and isinstance(row[2], dict):
+        key, data = row[:2], row[2]
+    else:
         try:
             with transaction.atomic():
-                data = refresh_dataset_index()
+                fact = refresh_dataset_index()
+            key, data = (fact.id, fact.refreshed), fact.data
         except DatabaseError:
-            data = work_out()
-    return Index(
+            key, data = None, work_out()
+    index = Index(
         ids={
-            key: {slug: frozenset(ids) for slug, ids in data["ids"].get(key, {}).items()}
-            for key in KEYS
+            name: {slug: frozenset(ids) for slug, ids in data["ids"].get(name, {}).items()}
+            for name in KEYS
         },
-        names={key: data["names"].get(key, {}) for key in KEYS},
+        names={name: data["names"].get(name, {}) for name in KEYS},
     )
+    if key is not None:
+        _read = (tuple(key), index)
+    return index
