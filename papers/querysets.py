@@ -232,7 +232,7 @@ def linked_papers(links: QuerySet, total: int) -> QuerySet[Paper]:
     the plan that reads a page of `total` of them fastest."""
     if total > DENSE:
         return Paper.objects.filter(Exists(links.filter(paper=OuterRef("pk"))))
-    return Paper.objects.filter(id__in=links.values("paper_id"))
+    return Paper.objects.filter(id__read_first=links.values("paper_id"))
 
 
 def paper_page(

@@ -186,3 +186,21 @@ def test_the_newest_papers_with_code_are_read_down_the_newest_index_on_sqlite(db
     assert list(newest) == list(Paper.objects.latest().with_code()) == [papers[2], papers[1]]
     sql = str(newest.query)
     assert ('+"papers_paper"."code_link_count" >' in sql) == (connection.vendor == "sqlite")
+
+
+def test_a_few_linked_papers_are_read_by_their_ids_first(db):
+    """An author's papers (fewer than querysets.DENSE) are read from the links and
+    sorted: on PostgreSQL the ids are read first, so that its planner cannot walk the
+    newest-first index over the whole archive looking for them."""
+    from django.db import connection
+
+    from papers import querysets
+    from papers.models import PaperAuthor
+
+    author = Author.objects.create(slug="ada", name="Ada")
+    papers = [Paper.objects.create(slug=f"p{i}", title=f"P{i}") for i in range(3)]
+    for position, paper in enumerate(papers[:2]):
+        PaperAuthor.objects.create(paper=paper, author=author, position=position)
+    linked = querysets.linked_papers(PaperAuthor.objects.filter(author=author), 0)
+    assert sorted(linked.values_list("slug", flat=True)) == ["p0", "p1"]
+    assert ("= ANY(ARRAY(SELECT" in str(linked.query)) == (connection.vendor == "postgresql")

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import models
-from django.db.models.lookups import IsNull
+from django.db.models.lookups import In, IsNull
 from django.urls import reverse
 from django.utils.text import slugify
 
@@ -547,3 +547,20 @@ class RelatedPaper(models.Model):
         return (self.paper.slug, self.related.slug)
 
     natural_key.dependencies = ["papers.paper"]
+
+
+class ReadFirst(In):
+    """`id__read_first=<subquery>`: IN, with the subquery's rows read first on
+    PostgreSQL (`= ANY(ARRAY(…))`, an init plan). Its planner would otherwise join a
+    small set of linked papers (an author's) by walking paper_newest_idx until a page is
+    found, tens of thousands of papers, rather than reading the few ids and sorting."""
+
+    lookup_name = "read_first"
+
+    def as_postgresql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs} = ANY(ARRAY{rhs})", (*lhs_params, *rhs_params)
+
+
+Paper._meta.get_field("id").register_lookup(ReadFirst)
