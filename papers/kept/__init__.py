@@ -12,7 +12,8 @@ Kept, for the pages to read instead of working it out per request:
   (papers.kept.signals) so that a page never reads a stale ranking;
 - the frameworks' shares of new code links a quarter, for /trends (papers.kept.trends),
   refreshed by `refresh_all()` only;
-- how many papers are shown (papers.kept.counts), moved by each ORM write of a paper;
+- how many papers are shown (papers.kept.counts), moved by each ORM write of a paper,
+  and the repositories and samples by status, counted again by writes that move them;
 - the index /datasets filters with (papers.kept.datasets), which an ORM write to a
   dataset, a task or their links forgets, and the next page works out again.
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from papers.kept import curated, trends, venues
-from papers.kept.counts import ensure_paper_count, refresh_paper_count
+from papers.kept.counts import ensure_paper_count, refresh_archive_counts, refresh_paper_count
 from papers.kept.datasets import refresh_dataset_index
 from papers.kept.papers import refresh_author_names, refresh_counts
 from papers.kept.rankings import forget_boards, refresh_boards
@@ -50,6 +51,7 @@ def refresh_all() -> int:
     refresh_boards()
     trends.refresh_trends()
     refresh_paper_count()
+    refresh_archive_counts()
     refresh_dataset_index()
     return changed
 
@@ -110,8 +112,10 @@ def after_write(
         if author_names:
             refresh_author_names(ids)
         if refresh_counts(sorted(ids)):
-            # A paper's samples by status changed: its boards' facts read them.
+            # A paper's samples by status changed: its boards' facts read them, and the
+            # archive's counts of repositories and statuses may have moved.
             kept_boards = ()
+            refresh_archive_counts()
     wanted = linked_records(ids)
     for model, given in (records or {}).items():
         wanted.setdefault(model, set()).update(given)

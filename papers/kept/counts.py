@@ -1,4 +1,6 @@
-"""How many papers are shown (not hidden), kept as one number: the unfiltered lists of
+"""The archive's counts the home page gives on every request, kept.
+
+How many papers are shown (not hidden), kept as one number: the unfiltered lists of
 papers (the API's, the MCP server's) and the home page give it on every request, and
 counting 578k rows takes 65 ms on SQLite and over half a second on PostgreSQL.
 
@@ -9,6 +11,11 @@ Exact, never stale:
 - the harvest, which writes papers in bulk (no signals), counts at its end;
 - where there is no number yet, the next write's after_write() counts, and until then
   `paper_count()` counts (once per content version where a cache holds it).
+
+How many repositories there are and how many samples have each status (`archive_counts()`),
+kept as one fact: whole-table counts, ~40 ms on PostgreSQL at full scale. An import
+counts them at its end (refresh_all()), and so does every write whose papers' own counts
+of code links or samples moved (after_write()).
 """
 
 from __future__ import annotations
@@ -16,10 +23,12 @@ from __future__ import annotations
 from django.db.models import F
 
 from codewithpapers.cache import by_version
-from papers.models import KeptFact, Paper
+from papers.models import KeptFact, Paper, Repository, Sample
 
 NAME = "visible-papers"
 VERSION = 1
+ARCHIVE = "archive-counts"
+ARCHIVE_VERSION = 1
 
 
 def _kept():
@@ -52,3 +61,25 @@ def ensure_paper_count() -> None:
     """Count when there is no number (one indexed read when there is)."""
     if not _kept().exists():
         refresh_paper_count()
+
+
+def _archive_counts() -> dict:
+    return {"repositories": Repository.objects.count(), "statuses": Sample.objects.status_counts()}
+
+
+def refresh_archive_counts() -> None:
+    KeptFact.objects.update_or_create(
+        name=ARCHIVE, defaults={"data": _archive_counts(), "version": ARCHIVE_VERSION}
+    )
+
+
+def archive_counts() -> dict:
+    """{"repositories": n, "statuses": {status: n}, most frequent first}: as kept (one
+    primary-key read), else counted."""
+    kept = KeptFact.objects.filter(name=ARCHIVE, version=ARCHIVE_VERSION)
+    data = next(iter(kept.values_list("data", flat=True)), None)
+    if not isinstance(data, dict):
+        return _archive_counts()
+    # PostgreSQL's jsonb keeps no key order.
+    statuses = sorted(data.get("statuses", {}).items(), key=lambda item: (-item[1], item[0]))
+    return {"repositories": data.get("repositories", 0), "statuses": dict(statuses)}

@@ -11,8 +11,8 @@ from codewithpapers.cache import by_version
 from codewithpapers.middleware import reads
 from papers import share_chart, taxonomy
 from papers.kept import trends as kept_trends
-from papers.kept.counts import paper_count
-from papers.models import Paper, Repository, Sample
+from papers.kept.counts import archive_counts, paper_count
+from papers.models import Paper
 from papers.models.papers import Unindexed
 from papers.search import index as search_index
 from papers.vocabularies import (
@@ -27,14 +27,14 @@ HOME_LIST = 8  # papers in each of the home page's discovery lists
 
 
 def _archive_counts() -> dict:
-    """The home page's counts (whole-archive scans), and whether the search index is
-    being rebuilt by an import: kept per content version, which imports bump."""
-    statuses = Sample.objects.status_counts()
+    """The home page's counts (kept: papers.kept.counts), and whether the search index
+    is being rebuilt by an import."""
+    counts = archive_counts()
     return {
         "paper_count": paper_count(),
-        "repository_count": Repository.objects.count(),
-        "sample_count": sum(statuses.values()),
-        "status_counts": statuses,
+        "repository_count": counts["repositories"],
+        "sample_count": sum(counts["statuses"].values()),
+        "status_counts": counts["statuses"],
         "search_rebuilding": search_index.deferred(connections[Paper.objects.db]),
     }
 

@@ -13,7 +13,7 @@ from django.test import Client
 
 from papers.contributions.tokens import issue
 from papers.kept import after_write, refresh_all
-from papers.kept.counts import NAME, paper_count
+from papers.kept.counts import NAME, archive_counts, paper_count
 from papers.models import KeptFact, Paper
 
 pytestmark = pytest.mark.django_db
@@ -104,3 +104,40 @@ def test_papers_added_through_the_api_are_counted(make_paper):
     assert answer.status_code == 201, answer.content
     assert _kept() == before + 1
     assert _api_count(Client()) == Paper.objects.visible().count() == _kept()
+
+
+def _archive_exact() -> None:
+    from papers.models import Repository, Sample
+
+    assert archive_counts() == {
+        "repositories": Repository.objects.count(),
+        "statuses": Sample.objects.status_counts(),
+    }
+
+
+def test_the_home_pages_repository_and_status_counts_are_kept_and_follow_writes(
+    make_paper, seed_record_path
+):
+    """The home page reads the repositories and samples by status as kept (no count of
+    either table per request), and a write that adds samples or code moves them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    make_paper()
+    refresh_all()
+    _archive_exact()
+    with CaptureQueriesContext(connection) as captured:
+        assert Client().get("/").status_code == 200
+    assert not any(
+        'FROM "papers_sample"' in q["sql"] or 'FROM "papers_repository"' in q["sql"]
+        for q in captured.captured_queries
+    ), captured.captured_queries
+    user = get_user_model().objects.create(username="pusher")
+    _, key = issue(user, "trusted", "test")
+    record = json.loads(seed_record_path.read_text())
+    response = Client(headers={"Authorization": f"Token {key}"}).post(
+        "/api/v1/records/", record, content_type="application/json"
+    )
+    assert response.status_code == 200, response.content
+    assert sum(archive_counts()["statuses"].values()) >= len(record["syntology"]["samples"])
+    _archive_exact()
