@@ -25,6 +25,7 @@ from papers.archive.write.records import RecordWriter
 from papers.archive.write.taxonomy import TaxonomyWriter
 from papers.kept import after_write, refresh_all
 from papers.kept.counts import refresh_paper_count
+from papers.kept.datasets import forget_dataset_index
 from papers.kept.papers import refresh_counts
 from papers.models import Dataset, Method
 
@@ -131,7 +132,10 @@ class Loader:
         read them)."""
         resolve_references()
         for model in (Method, Dataset):
-            self.stats.add(model.__name__, "hidden", hide_junk(model))
+            hidden = hide_junk(model)
+            self.stats.add(model.__name__, "hidden", hidden)
+            if model is Dataset and hidden:  # in bulk, without the signal that forgets it
+                forget_dataset_index()
         if self.local_refresh:
             if self.papers.touched:  # written in bulk, without the signals that move it
                 refresh_paper_count()
