@@ -241,3 +241,30 @@ def test_a_description_states_the_direction_of_the_metric_it_names():
     assert stated_lower_is_better("Lower is better.", "Score", 3) is True
     assert stated_lower_is_better("Lower is better.", "Accuracy", 3) is None
     assert stated_lower_is_better("Higher is better, lower is better.", "Score", 1) is None
+
+
+@pytest.mark.django_db
+def test_a_saved_row_rereads_the_values_its_column_decides_on_every_engine():
+    """ "12,345" reads as 12345 alone or beside "9876.5", and as 12.345 beside "13": a row
+    saved to the board finds the other rows whose reading it may change (a comma before a
+    digit in their JSON, which each engine tests its own way) and rereads them."""
+    from papers.models import Dataset, Leaderboard, LeaderboardRow, Task
+
+    board = Leaderboard.objects.create(
+        task=Task.objects.create(slug="t", name="T"),
+        dataset=Dataset.objects.create(slug="d", name="D"),
+    )
+
+    def add(key: str, value: str) -> LeaderboardRow:
+        row = LeaderboardRow(leaderboard=board, row_key=key, metrics={"Score": value})
+        row.save()
+        return row
+
+    first = add("a", "12,345")
+    assert first.metric_values == {"Score": 12345.0}
+    assert add("b", "13").revalued
+    first.refresh_from_db()
+    assert first.metric_values == {"Score": 12.345}
+    assert add("c", "9876.5").revalued
+    first.refresh_from_db()
+    assert first.metric_values == {"Score": 12345.0}

@@ -63,13 +63,13 @@ def ensure_paper_count() -> None:
         refresh_paper_count()
 
 
-def _archive_counts() -> dict:
+def _count_archive() -> dict:
     return {"repositories": Repository.objects.count(), "statuses": Sample.objects.status_counts()}
 
 
 def refresh_archive_counts() -> None:
     KeptFact.objects.update_or_create(
-        name=ARCHIVE, defaults={"data": _archive_counts(), "version": ARCHIVE_VERSION}
+        name=ARCHIVE, defaults={"data": _count_archive(), "version": ARCHIVE_VERSION}
     )
 
 
@@ -79,7 +79,7 @@ def archive_counts() -> dict:
     kept = KeptFact.objects.filter(name=ARCHIVE, version=ARCHIVE_VERSION)
     data = next(iter(kept.values_list("data", flat=True)), None)
     if not isinstance(data, dict):
-        return _archive_counts()
+        return _count_archive()
     # PostgreSQL's jsonb keeps no key order.
     statuses = sorted(data.get("statuses", {}).items(), key=lambda item: (-item[1], item[0]))
     return {"repositories": data.get("repositories", 0), "statuses": dict(statuses)}

@@ -22,6 +22,7 @@ from papers.models.papers import (
     PaperAuthor,
     RelatedPaper,
     Repository,
+    Unindexed,
     uncertain_date,
     uncertain_year,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "Sample",
     "Task",
     "TaskEdge",
+    "Unindexed",
     "Venue",
     "ranked_rows",
     "report_by_repo_kind",

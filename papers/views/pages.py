@@ -12,8 +12,7 @@ from codewithpapers.middleware import reads
 from papers import share_chart, taxonomy
 from papers.kept import trends as kept_trends
 from papers.kept.counts import archive_counts, paper_count
-from papers.models import Paper
-from papers.models.papers import Unindexed
+from papers.models import Paper, Unindexed
 from papers.search import index as search_index
 from papers.vocabularies import (
     REPO_KIND_EXPLANATIONS,

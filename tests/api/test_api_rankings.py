@@ -59,12 +59,15 @@ def _api_ranking(client, query: str = "", size: int = 5) -> list[tuple[str, int 
         number += 1
 
 
-@pytest.mark.parametrize("kept", [True, False], ids=["kept", "worked-out"])
-def test_api_pages_of_a_board_rank_as_its_page_does(client, board, kept):
-    if kept:
-        refresh_boards([board.pk])
-    else:
-        forget_boards([board.pk])
+@pytest.fixture(params=[True, False], ids=["kept", "worked-out"])
+def either_board(request, board) -> Leaderboard:
+    """The board with its ranking kept, or forgotten (each page then works it out)."""
+    (refresh_boards if request.param else forget_boards)([board.pk])
+    return board
+
+
+def test_api_pages_of_a_board_rank_as_its_page_does(client, either_board):
+    board = either_board
     site = _site_ranking(board)
     assert [rank for _, rank in site][:4] == [1, 2, 3, 4]  # 0.5, 3, 6, 7.75: lower is better
     assert site[-1][1] is None
@@ -104,12 +107,10 @@ def test_the_mcp_leaderboard_is_the_boards_top_rows_and_counts_them_all(board):
     assert answer["metrics"][0]["direction"] == "lower is better"
 
 
-@pytest.mark.parametrize("kept", [True, False], ids=["kept", "worked-out"])
-def test_find_sota_names_the_row_the_board_ranks_first(board, kept, django_assert_max_num_queries):
-    if kept:
-        refresh_boards([board.pk])
-    else:
-        forget_boards([board.pk])
+def test_find_sota_names_the_row_the_board_ranks_first(
+    either_board, django_assert_max_num_queries
+):
+    board = either_board
     (first_key, first_rank), *_ = _site_ranking(board)
     with django_assert_max_num_queries(7):
         answer = tools.find_sota("Task 1", "Dataset 1")
