@@ -42,9 +42,9 @@ class HasCodeFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
-            return queryset.filter(code_link_count__gt=0)
+            return queryset.with_code()
         if self.value() == "no":
-            return queryset.filter(code_link_count=0)
+            return queryset.without_code()
         return queryset
 
 

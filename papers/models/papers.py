@@ -82,6 +82,11 @@ class PaperQuerySet(models.QuerySet):
             return self.alias(walked_links=Unindexed("code_link_count")).filter(walked_links__gt=0)
         return self.filter(code_link_count__gt=0)
 
+    def without_code(self):
+        # A range, not `= 0`: SQLite answers an equality from paper_codecount_idx (every
+        # codeless paper, then sorted) rather than walking the newest-first index.
+        return self.filter(code_link_count__lt=1)
+
     def newest_with_code(self):
         """latest() with code, read down paper_newest_idx until a page is full."""
         return self.latest().with_code(walked=True)

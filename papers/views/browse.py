@@ -224,10 +224,7 @@ def task_detail(request: HttpRequest, slug: str, view: str = "code") -> HttpResp
     if view == "code":
         papers, total = papers.with_code(), task.code_paper_count
     elif view == "codeless":
-        # A range, not `= 0`: SQLite reads an equality on paper_codecount_idx (every
-        # codeless paper of the archive, then sorted) rather than walking
-        # paper_newest_idx and stopping after a page.
-        papers = papers.filter(code_link_count__lt=1)
+        papers = papers.without_code()
         total = max(0, task.paper_count - task.code_paper_count)
     else:
         total = task.paper_count
