@@ -53,6 +53,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
     "django_htmx",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
     "papers",
 ]
 
@@ -79,6 +82,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "codewithpapers.urls"
@@ -278,7 +282,7 @@ CONTENT_CHECK_SECONDS = env_int("CONTENT_CHECK_SECONDS", 10, minimum=0)
 # than one socket timeout.
 CACHE_RETRY_SECONDS = env_int("CACHE_RETRY_SECONDS", 5, minimum=1)
 # Paths the page cache never stores (prefixes).
-PAGE_CACHE_EXCLUDE = ["/admin/", "/healthz", "/static/"]
+PAGE_CACHE_EXCLUDE = ["/admin/", "/accounts/", "/healthz", "/static/"]
 # Writes under these prefixes (the admin's forms and actions) invalidate the page cache.
 PAGE_CACHE_WRITE_PATHS = ["/admin/"]
 
@@ -340,3 +344,71 @@ ARXIV_POLITE_DELAY_MS = env_int("ARXIV_POLITE_DELAY_MS", 3000, minimum=0)
 ARXIV_SETS = env_list("ARXIV_SETS", ["cs", "stat"])
 # /healthz reports the last harvest through this (named here, like SEARCH_INDEX_DEFERRED).
 ARXIV_LAST_HARVEST = "papers.arxiv.journal.last_harvest"
+
+# --- Accounts (django-allauth; docs/accounts.md) ------------------------------------------
+# Sign-up by email and password, the address verified before the first sign-in; password
+# reset by email. A new account's writes on the site are proposals (papers.contributions.
+# site); staff raise a contributor to trusted in the admin.
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "accounts-profile"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_LOGOUT_REDIRECT_URL = "papers:home"
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Code with Papers] "
+ACCOUNT_USER_DISPLAY = "papers.contributions.site.display_name"
+# allauth counts these in the cache above (Redis in production): sign-ups and password
+# resets per client address, failed logins per address and per account.
+ACCOUNT_RATE_LIMITS = {
+    "signup": env_str("RATELIMIT_SIGNUP", "5/h/ip"),
+    "login": "30/m/ip",
+    "login_failed": env_str("RATELIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
+    "reset_password": "10/h/ip,3/h/key",
+    "confirm_email": "1/3m/key",
+}
+# Writes through the site's forms (results, code, corrections, edits, claims), per user
+# and per client address in each hour; past them the form answers 429.
+SITE_WRITES_PER_HOUR = env_int("SITE_WRITES_PER_HOUR", 30, minimum=0)
+SITE_WRITES_PER_HOUR_PER_ADDRESS = env_int("SITE_WRITES_PER_HOUR_PER_ADDRESS", 60, minimum=0)
+# An account younger than this many days writes proposals whatever its level.
+NEW_ACCOUNT_DAYS = env_int("NEW_ACCOUNT_DAYS", 7, minimum=0)
+
+# Email: printed to the console unless EMAIL_HOST is set (then SMTP, with STARTTLS
+# unless EMAIL_USE_TLS=false).
+_email_host = env_str("EMAIL_HOST", "")
+MAILERS = {
+    "default": (
+        {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": _email_host,
+                "port": env_int("EMAIL_PORT", 587, minimum=1),
+                "username": env_str("EMAIL_HOST_USER", ""),
+                "password": env_str("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_bool("EMAIL_USE_TLS", True),
+                "timeout": 10,
+            },
+        }
+        if _email_host
+        else {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    )
+}
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Code with Papers <noreply@codewithpapers.app>")
+
+# Sign-in with GitHub or ORCID: off unless the provider's client id and secret are set.
+SOCIALACCOUNT_PROVIDERS = {}
+for _provider, _prefix in (("github", "GITHUB"), ("orcid", "ORCID")):
+    _client_id = env_str(f"{_prefix}_CLIENT_ID", "")
+    if _client_id:
+        INSTALLED_APPS.append(f"allauth.socialaccount.providers.{_provider}")
+        SOCIALACCOUNT_PROVIDERS[_provider] = {
+            "APPS": [{"client_id": _client_id, "secret": env_str(f"{_prefix}_SECRET", "")}]
+        }
+# A social sign-in still gives the site a verified email before any write.
+SOCIALACCOUNT_EMAIL_VERIFICATION = ACCOUNT_EMAIL_VERIFICATION

@@ -1,3 +1,4 @@
+from papers.models.accounts import AuthorClaim, Member, ResultVerification, Verdict
 from papers.models.base import ARCHIVE_SNAPSHOT, Record
 from papers.models.contributions import ApiToken, Level, Proposal, Revision
 from papers.models.facts import KeptFact
@@ -46,7 +47,7 @@ from papers.models.venues import Venue
 KEPT_FACTS = (MetricRanking, LeaderboardExecution, Venue, KeptFact)
 # Who may write and what they wrote (papers.contributions): not archive data either (never
 # exported, nor compared between imports).
-CONTRIBUTIONS = (ApiToken, Revision, Proposal)
+CONTRIBUTIONS = (ApiToken, Revision, Proposal, Member, AuthorClaim, ResultVerification)
 # The arXiv harvests' journal (papers.arxiv.harvest): the site's operations, not data
 # (no admin, no natural keys, never exported).
 JOURNALS = (Harvest,)
@@ -59,6 +60,7 @@ __all__ = [
     "NEWEST_FIRST",
     "ApiToken",
     "Author",
+    "AuthorClaim",
     "CodeLink",
     "Collection",
     "Dataset",
@@ -69,6 +71,7 @@ __all__ = [
     "LeaderboardMetric",
     "LeaderboardRow",
     "Level",
+    "Member",
     "Method",
     "MethodCollection",
     "MetricRanking",
@@ -82,12 +85,14 @@ __all__ = [
     "RelatedPaper",
     "ReportRepository",
     "Repository",
+    "ResultVerification",
     "Revision",
     "Sample",
     "Task",
     "TaskEdge",
     "Unindexed",
     "Venue",
+    "Verdict",
     "ranked_rows",
     "report_by_repo_kind",
     "report_summary",
