@@ -25,10 +25,10 @@ def _link(message) -> str:
     return re.search(r"https?://[^\s]+", message.body).group(0)
 
 
-def sign_up(client, email="ada@example.org"):
+def sign_up(client, email="ada@example.org", username="ada"):
     response = client.post(
         reverse("account_signup"),
-        {"email": email, "password1": PASSWORD, "password2": PASSWORD},
+        {"email": email, "username": username, "password1": PASSWORD, "password2": PASSWORD},
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     return get_user_model().objects.get(email=email)
@@ -153,3 +153,71 @@ def test_account_pages_are_in_the_site_look_and_never_cached(client):
     assert page.status_code == 200
     assert 'class="site-header"' in body and "Sign in" in body
     assert 'name="csrfmiddlewaretoken"' in body
+
+
+def test_signing_in_before_verifying_the_address_sends_the_link_again(client):
+    sign_up(client)
+    client.logout()
+    response = client.post(
+        reverse("account_login"), {"login": "ada@example.org", "password": PASSWORD}
+    )
+    assert response.status_code == 302
+    assert "confirm-email" in response["Location"]
+    assert client.get(reverse("accounts-profile")).status_code == 302
+
+
+def test_a_forgotten_password_is_reset_from_the_emailed_link(client):
+    verified_user()
+    client.post(reverse("account_reset_password"), {"email": "ada@example.org"})
+    assert len(mail.outbox) == 1
+    link = _link(mail.outbox[0])
+    path = "/" + link.split("://", 1)[1].split("/", 1)[1]
+    form = client.get(path, follow=True)
+    assert form.status_code == 200
+    new = "another long passphrase 7"
+    done = client.post(form.redirect_chain[-1][0], {"password1": new, "password2": new})
+    assert done.status_code == 302
+    assert client.login(username="ada", password=new)
+
+
+def test_sign_ups_are_limited_per_address(client, settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.ACCOUNT_RATE_LIMITS = {"signup": "2/h/ip"}
+    for n in range(2):
+        sign_up(client, email=f"u{n}@example.org", username=f"u{n}")
+        client.logout()
+    response = client.post(
+        reverse("account_signup"),
+        {"email": "u9@example.org", "username": "u9", "password1": PASSWORD,
+         "password2": PASSWORD},
+    )  # fmt: skip
+    assert response.status_code == 429
+    assert not get_user_model().objects.filter(email="u9@example.org").exists()
+
+
+def test_oauth_providers_are_off_unless_configured(client):
+    page = client.get(reverse("account_login")).content.decode()
+    assert "github" not in page.lower() and "orcid" not in page.lower()
+
+
+def test_oauth_providers_are_switched_on_by_their_settings():
+    import subprocess
+    import sys
+
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "SECRET_KEY": "x" * 50,
+        "DOTENV": "",
+        "GITHUB_CLIENT_ID": "abc",
+        "GITHUB_SECRET": "s",
+    }
+    code = (
+        "from codewithpapers import settings as s;"
+        "print('allauth.socialaccount.providers.github' in s.INSTALLED_APPS,"
+        " 'allauth.socialaccount.providers.orcid' in s.INSTALLED_APPS,"
+        " s.SOCIALACCOUNT_PROVIDERS['github']['APPS'][0]['client_id'])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", "False", "abc"]
