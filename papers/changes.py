@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Q, QuerySet
+from django.db.models import CharField, F, Q, QuerySet, Value
 from django.urls import reverse
 from django.utils import timezone
 
@@ -243,29 +243,42 @@ def _subject(revision: Revision) -> tuple[type | None, int | None]:
 
 
 def _urls(wanted: dict[type, set[int]]) -> dict[tuple[type, int], tuple[str, str]]:
-    """{(model, pk): (page, history page)}: one query per model."""
-    found: dict[tuple[type, int], tuple[str, str]] = {}
+    """{(model, pk): (page, history page)} of the records still there (a paper not
+    hidden): one query, a UNION of each model's lookup, whatever kinds the page shows."""
+    text = {"output_field": CharField()}
+    parts = []
     for model, ids in wanted.items():
+        records = model._default_manager.filter(pk__in=ids).order_by()
+        if model is Paper:
+            records = records.filter(hidden=False)
         if model is Leaderboard:
-            rows = Leaderboard.objects.filter(pk__in=ids).values_list(
-                "pk", "task__slug", "dataset__slug"
-            )
-            for pk, task, dataset in rows:
-                url = reverse("papers:leaderboard", kwargs={"slug": board_slug(task, dataset)})
-                found[model, pk] = (url, f"{url}/history")
+            columns = {"a": F("task__slug"), "b": F("dataset__slug"), "c": Value("", **text)}
         elif model is Repository:
-            for repository in Repository.objects.filter(pk__in=ids).only(
-                "pk", "host", "owner", "name"
-            ):
-                if repository.has_page:
-                    found[model, repository.pk] = (repository.get_absolute_url(), "")
-        elif model in HISTORY_KINDS:
-            records = model.objects.filter(pk__in=ids)
-            if model is Paper:
-                records = records.filter(hidden=False)
-            for pk, slug in records.values_list("pk", "slug"):
-                url = model(slug=slug).get_absolute_url()
-                found[model, pk] = (url, history_url(HISTORY_KINDS[model], slug))
+            columns = {"a": F("host"), "b": F("owner"), "c": F("name")}
+        else:
+            columns = {"a": F("slug"), "b": Value("", **text), "c": Value("", **text)}
+        kind = Value(model._meta.model_name, **text)
+        parts.append(
+            records.annotate(kind=kind, **columns).values_list("kind", "pk", "a", "b", "c")
+        )
+    if not parts:
+        return {}
+    by_name = {model._meta.model_name: model for model in wanted}
+    rows = parts[0].union(*parts[1:], all=True).order_by() if len(parts) > 1 else parts[0]
+    found: dict[tuple[type, int], tuple[str, str]] = {}
+    for name, pk, a, b, c in rows:
+        model = by_name[name]
+        if model is Leaderboard:
+            url = reverse("papers:leaderboard", kwargs={"slug": board_slug(a, b)})
+            found[model, pk] = (url, f"{url}/history")
+        elif model is Repository:
+            if a and b and c:
+                found[model, pk] = (Repository(host=a, owner=b, name=c).get_absolute_url(), "")
+        else:
+            found[model, pk] = (
+                model(slug=a).get_absolute_url(),
+                history_url(HISTORY_KINDS[model], a),
+            )
     return found
 
 
