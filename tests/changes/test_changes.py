@@ -43,8 +43,8 @@ def test_changes_lists_revisions_and_waiting_proposals_newest_first(client, writ
     response, html = get(client)
     assert response.status_code == 200
     ids = entry_ids(html)
-    revisions = [f"revision-{pk}" for pk in Revision.objects.order_by("-id").values_list("pk", flat=True)]
-    proposals = [f"proposal-{pk}" for pk in Proposal.objects.order_by("-id").values_list("pk", flat=True)]
+    revisions = [f"revision-{pk}" for pk in Revision.objects.values_list("pk", flat=True)]
+    proposals = [f"proposal-{pk}" for pk in Proposal.objects.values_list("pk", flat=True)]
     # Both proposals came after every revision: they lead, newest first, then the revisions.
     assert ids == proposals + revisions
     assert "Bob waits." in html and "not in the paper" in html  # the value and the reason
@@ -131,8 +131,7 @@ def test_each_kind_keeps_only_its_records_changes(client, every_kind, kind):
     wanted = {
         f"revision-{r.pk}"
         for r in Revision.objects.all()
-        if (r.action == Action.IMPORT)
-        == (kind == "import")
+        if (r.action == Action.IMPORT) == (kind == "import")
         and (kind == "import" or r.content_type.model_class() in KIND_MODELS[kind])
     }
     assert wanted <= set(ids)
@@ -242,7 +241,8 @@ def test_paging_walks_every_change_once_newest_first(client, many):
     times = []
     for entry in seen:
         source, pk = entry.rsplit("-", 1)
-        times.append((Revision if source == "revision" else Proposal).objects.get(pk=pk).created_at)
+        model = Revision if source == "revision" else Proposal
+        times.append(model.objects.get(pk=pk).created_at)
     assert times == sorted(times, reverse=True)
 
 
@@ -324,8 +324,8 @@ def _more(n: int, alice) -> None:
         Dataset.objects.get(slug="dataset-1"),
         Method.objects.get(slug="method-1"),
     ]
-    for n in range(n):
-        record(objects[n % len(objects)], {}, actor)
+    for i in range(n):
+        record(objects[i % len(objects)], {}, actor)
         Proposal.objects.create(user=alice, operation="task_update", target={"task_id": "task-1"})
 
 
