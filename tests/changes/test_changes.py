@@ -25,7 +25,7 @@ from papers.models import (
     Task,
 )
 from papers.models.contributions import Action, Via
-from tests.changes.conftest import BOARD_URL
+from tests.changes.records import BOARD_URL
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from papers.contributions.revisions import Actor
 from papers.models import Revision
 from papers.models.contributions import Via
-from tests.changes.conftest import BOARD_URL
+from tests.changes.records import BOARD_URL
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"

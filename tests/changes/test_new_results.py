@@ -13,7 +13,7 @@ from django.utils import timezone
 from papers.contributions.site import prepare, submit
 from papers.models import Level, Member, Paper, Revision
 from tests.accounts.test_accounts import verified_user
-from tests.changes.conftest import BOARD_URL
+from tests.changes.records import BOARD_URL
 
 pytestmark = pytest.mark.django_db
 HEADING = "New results this week"
