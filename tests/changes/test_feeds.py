@@ -101,7 +101,7 @@ def test_change_feeds_read_the_same_queries_however_many_changes(client, written
 
 def test_a_change_feed_parses_whatever_text_a_revision_holds(client, written):
     Revision.objects.filter(object_repr__startswith="Alice net").update(
-        object_repr="Alice \x0b net \ufffe", comment="why \x00 not", changes={"x": ["\x01", "<b>"]}
+        object_repr="Alice \x0b net \ufffe", comment="why \x08 not", changes={"x": ["\x01", "<b>"]}
     )
     got = titles(feed(client, f"{BOARD_URL}/changes.atom"))
     assert got == ["added Alice  net "]
