@@ -156,7 +156,8 @@ def revisions_of(kind: str = "", user=None, status: str = "") -> QuerySet[Revisi
         return None
     revisions = Revision.objects.select_related("user", "moderator", "content_type")
     if kind == "import":
-        revisions = revisions.filter(action=Action.IMPORT)
+        # An import run names no record: its null content type is what an index finds.
+        revisions = revisions.filter(content_type__isnull=True, action=Action.IMPORT)
     elif kind:
         types = ContentType.objects.get_for_models(*KINDS[kind].models).values()
         revisions = revisions.filter(content_type__in=[t.pk for t in types])
@@ -344,10 +345,13 @@ def board_changes(board: Leaderboard) -> QuerySet[Revision]:
 
 def task_changes(task: Task) -> QuerySet[Revision]:
     """A task's revisions and those of its boards (theirs, their metrics' and results'),
-    newest first."""
+    newest first (two queries: the boards' ids, then the revisions)."""
     types = ContentType.objects.get_for_models(Task, Leaderboard)
     task_type, board_type = types[Task], types[Leaderboard]
-    boards = Leaderboard.objects.filter(task=task).values("pk")
+    # The ids read first, not a subquery: given as a list, each condition is an index
+    # lookup (revision_object_idx, revision_parent_idx) the planner ORs together; behind
+    # a subquery it walks the whole table backwards instead.
+    boards = list(Leaderboard.objects.filter(task=task).values_list("pk", flat=True))
     return _newest(
         Q(content_type=task_type, object_id=task.pk)
         | Q(parent_type=task_type, parent_id=task.pk)
