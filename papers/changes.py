@@ -119,12 +119,6 @@ class Change:
     def created_at(self):
         return (self.revision or self.proposal).created_at
 
-    @property
-    def anchor(self) -> str:
-        if self.revision is not None:
-            return f"revision-{self.revision.pk}"
-        return f"proposal-{self.proposal.pk}"
-
 
 @dataclass
 class ChangesPage:
@@ -180,9 +174,8 @@ def proposals_of(kind: str = "", user=None, status: str = "") -> QuerySet[Propos
 
 
 def user_named(name: str):
-    return (
-        get_user_model()._default_manager.filter(**{get_user_model().USERNAME_FIELD: name}).first()
-    )
+    users = get_user_model()
+    return users._default_manager.filter(**{users.USERNAME_FIELD: name}).first()
 
 
 def _before(queryset: QuerySet | None, cursor: int | None, size: int) -> list:

@@ -25,17 +25,12 @@ from papers.views.history import with_diff_rows
 MAX_ID = 2**63 - 1
 
 
-def _nul_free(value: str) -> None:
-    if "\x00" in value:
-        raise forms.ValidationError("contains a NUL character")
-
-
 class ChangesForm(forms.Form):
     kind = forms.ChoiceField(
         required=False,
         choices=[("", "every kind"), *((k, v.label) for k, v in changes.KINDS.items())],
     )
-    user = forms.CharField(required=False, max_length=150, strip=True, validators=[_nul_free])
+    user = forms.CharField(required=False, max_length=150, strip=True)
     status = forms.ChoiceField(
         required=False, choices=[("", "every status"), *changes.STATUSES.items()]
     )
