@@ -110,3 +110,17 @@ def test_sota_reads_the_same_queries_with_one_or_many_new_results(client, make_p
     for n in range(6):
         add_result(trusted, f"More net {n}")
     assert count() == one
+
+
+def test_a_contributors_result_shows_once_a_moderator_approves_it(client, make_paper):
+    from django.contrib.auth import get_user_model
+
+    from papers.contributions.proposals import approve
+
+    make_paper()
+    newcomer = verified_user("new@example.org", days_old=0)
+    proposal = add_result(newcomer, "Approved net").proposal
+    moderator = get_user_model().objects.create_user("mod", is_staff=True)
+    approve(proposal, moderator)
+    section = new_results_section(client.get("/sota").content.decode())
+    assert "Approved net" in section and "contributed by new, approved by mod" in section
