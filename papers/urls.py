@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from papers import feeds, sitemaps
-from papers.views import browse, history, leaderboards, new, pages, papers, search
+from papers.views import browse, changes, history, leaderboards, new, pages, papers, search
 
 app_name = "papers"
 
@@ -29,6 +29,10 @@ urlpatterns = [
         name="history",
     ),
     path("paper/<str:slug>", papers.paper_detail, name="paper"),
+    path("changes", changes.changes_list, name="changes"),
+    path("changes.atom", feeds.ChangesFeed(), name="feed-changes"),
+    path("task/<str:slug>/changes.atom", feeds.TaskChangesFeed(), name="feed-task-changes"),
+    path("sota/<str:slug>/changes.atom", feeds.BoardChangesFeed(), name="feed-board-changes"),
     path("samples", papers.samples, name="samples"),
     path("latest", new.latest, name="latest"),
     path("greatest", new.greatest, name="greatest"),

@@ -15,7 +15,16 @@ from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from codewithpapers.middleware import reads
-from papers import charts, conferences, dataset_filters, markup, outlinks, querysets, taxonomy
+from papers import (
+    changes,
+    charts,
+    conferences,
+    dataset_filters,
+    markup,
+    outlinks,
+    querysets,
+    taxonomy,
+)
 from papers.forms import CatalogueForm, DatasetIndexForm, PaperPageForm, VenueIndexForm
 from papers.leaderboards.ranks import benchmarks
 from papers.models import Collection, Dataset, Method, PaperDataset, PaperMethod, PaperTask, Task
@@ -58,8 +67,10 @@ def sota(request: HtmxHttpRequest) -> HttpResponse:
     q = data["q"]
     found = taxonomy.areas(q, keep=None if q else taxonomy.AREA_PREVIEW)
     context = {"areas": found, "q": q, "preview": not q, "claims": taxonomy.task_claims(found)}
-    template = "papers/sota.html#areas" if wants_fragment(request) else "papers/sota.html"
-    return render(request, template, context)
+    if wants_fragment(request):
+        return render(request, "papers/sota.html#areas", context)
+    context["new_results"] = changes.new_results()
+    return render(request, "papers/sota.html", context)
 
 
 AREA_PAGE = 60  # task cards an area's page shows at a time

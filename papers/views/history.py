@@ -39,15 +39,24 @@ def record_history(request: HttpRequest, kind: str, slug: str) -> HttpResponse:
     if error:
         return error
     page = page_of(history(record).order_by("-id"), data["page"] or 1, PER_PAGE)
-    for revision in page.items:
-        revision.rows = sorted(
-            (name, old, new) for name, (old, new) in (revision.changes or {}).items()
-        )
+    with_diff_rows(page.items)
     return render(
         request,
         "papers/history.html",
         {"record": record, "kind": kind, "page": page, "record_url": _url(record, kind)},
     )
+
+
+def with_diff_rows(revisions) -> None:
+    """Sets each revision's `rows`, its diff as templates/papers/_revision.html shows it:
+    (field, before, after), by field name."""
+    for revision in revisions:
+        changes = revision.changes if isinstance(revision.changes, dict) else {}
+        revision.rows = sorted(
+            (name, *pair)
+            for name, pair in changes.items()
+            if isinstance(pair, list | tuple) and len(pair) == 2
+        )
 
 
 def _url(record, kind: str) -> str:

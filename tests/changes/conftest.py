@@ -1,0 +1,3 @@
+"""The /changes tests' records (tests/changes/records.py, shared with the browser test)."""
+
+from tests.changes.records import alice, bob, written  # noqa: F401
