@@ -4,6 +4,8 @@ trigger computes."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.db import connection
 
@@ -141,3 +143,26 @@ def test_strict_stop_in_one_file_lets_the_next_file_import_with_its_vectors(tmp_
     assert Paper.objects.filter(slug__endswith="-b").count() == 700
     assert _mismatched_vectors() == 0
     assert sum(v is not None for v in given[-700:]) == 700
+
+
+def test_records_of_other_kinds_are_read_only_a_few_ahead_of_the_writer(monkeypatch):
+    """Code links, evaluation tables and execution records carry no vector: the thread
+    hands them on in small chunks, so a heavy file is never held far ahead in memory."""
+    from papers.archive.read.pipeline import OK
+
+    monkeypatch.setattr(vectors, "QUEUE_CHUNKS", 2)
+    read = []
+
+    def events():
+        for n in range(1000):
+            read.append(n)
+            yield (OK, {"record": n})
+
+    stream = vectors.ahead(events(), {"title": "", "abstract": ""}, lambda: False)
+    first = next(stream)
+    assert first == (OK, {"record": 0})
+    # Ahead of the writer at most: the chunk it holds, the queue's, the one being read.
+    bound = (vectors.QUEUE_CHUNKS + 2) * vectors.OTHERS
+    time.sleep(0.5)  # time enough for the thread to read as far as it may
+    assert len(read) <= bound
+    assert [e[1]["record"] for e in [first, *stream]] == list(range(1000))

@@ -17,8 +17,9 @@ records of one paper merged in a batch, say, are not): any other row's vector is
 the trigger, as is every vector when the second connection cannot be had or fails. So
 the vectors are the trigger's whatever happens here; only the time differs.
 
-The thread reads the stream up to QUEUE_CHUNKS chunks ahead, in order; an error the
-stream raises (a file that cannot be read) reaches the writer at the same point of it.
+The thread reads the stream up to QUEUE_CHUNKS chunks ahead, in order (a chunk is CHUNK
+papers, or OTHERS records of another kind); an error the stream raises (a file that cannot
+be read) reaches the writer at the same point of it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ from papers.archive.read.parsers import PaperIn
 from papers.archive.read.pipeline import OK
 
 CHUNK = 500  # papers per round trip to the second connection
+# Records of other kinds (code links, evaluation tables, execution records) need no
+# vector: they travel in chunks this small, so that the records read ahead stay few
+# whatever they weigh (an execution record holds its samples, an evaluation table its
+# whole tree; 8 chunks of 2,000 of them once held ~150 MB).
+OTHERS = 64
 QUEUE_CHUNKS = 8  # how far (in chunks) the thread may read ahead of the writer
 # The texts go as binary text[] parameters bound by the server (%b, a plain psycopg
 # cursor), not as array literals that Django's client-side binding quotes into the SQL:
@@ -109,7 +115,7 @@ class _Ahead:
                 chunk.append(event)
                 if event[0] == OK and isinstance(event[1], PaperIn):
                     papers.append(event[1])
-                if len(papers) >= CHUNK or len(chunk) >= 4 * CHUNK:
+                if len(papers) >= CHUNK or len(chunk) - len(papers) >= OTHERS:
                     self._vectors(papers)
                     if not self._put((_EVENTS, chunk)):
                         return
