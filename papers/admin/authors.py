@@ -25,7 +25,9 @@ from papers.templatetags.page_meta import is_http_url
 
 
 def _first(field: str, value: str) -> Case:
-    return Case(When(**{field: value}, then=Value(0)), default=Value(1), output_field=IntegerField())
+    """An ordering that puts the rows whose `field` is `value` first."""
+    first = When(**{field: value}, then=Value(0))
+    return Case(first, default=Value(1), output_field=IntegerField())
 
 
 @admin.register(AuthorClaim)
@@ -61,8 +63,8 @@ class AuthorClaimAdmin(admin.ModelAdmin):
         account = obj.user.email
         if not obj.evidence_email:
             return "—"
-        same = " (the account's)" if account and account.lower() == obj.evidence_email.lower() else ""
-        return f"{obj.evidence_email}{same}"
+        same = account and account.lower() == obj.evidence_email.lower()
+        return f"{obj.evidence_email} (the account's)" if same else obj.evidence_email
 
     @admin.display(description="homepage")
     def homepage(self, obj: AuthorClaim) -> str:

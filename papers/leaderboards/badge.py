@@ -75,13 +75,23 @@ def _ranking(board_id: int) -> tuple[str, list] | None:
     first = LeaderboardMetric.objects.filter(leaderboard_id=board_id).order_by("position", "id")
     kept = (
         MetricRanking.objects.filter(metric_id=Subquery(first.values("id")[:1]))
-        .values_list("metric__name", "metric__is_lower_better", "metric_name",
-                     "lower_is_better", "version", "ranks")  # fmt: skip
+        .values_list(
+            "metric__name",
+            "metric__lower_is_better",
+            "metric__stated_lower_is_better",
+            "metric_name",
+            "lower_is_better",
+            "version",
+            "ranks",
+        )
         .first()
     )
     if kept is not None:
-        name, lower, kept_name, kept_lower, version, ranks = kept
-        if (name, lower, version) == (kept_name, kept_lower, VERSION):
+        name, chosen, stated, kept_name, kept_lower, version, ranks = kept
+        metric = LeaderboardMetric(
+            name=name, lower_is_better=chosen, stated_lower_is_better=stated
+        )
+        if (name, metric.is_lower_better, version) == (kept_name, kept_lower, VERSION):
             return name, ranks
     from papers.leaderboards.board import board_ranking
 
@@ -102,9 +112,15 @@ def find_badge(slug: str, paper_slug: str) -> Badge | None:
     rows = list(
         LeaderboardRow.objects.filter(wanted, paper__slug=paper_slug, paper__hidden=False)
         .order_by("leaderboard_id", "id")
-        .values_list("leaderboard_id", "id", "metrics", "verification__verdict",
-                     "leaderboard__task__slug", "leaderboard__dataset__slug",
-                     "leaderboard__dataset__name")  # fmt: skip
+        .values_list(
+            "leaderboard_id",
+            "id",
+            "metrics",
+            "verification__verdict",
+            "leaderboard__task__slug",
+            "leaderboard__dataset__slug",
+            "leaderboard__dataset__name",
+        )
     )
     if not rows:
         return None

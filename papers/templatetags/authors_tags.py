@@ -39,5 +39,7 @@ def badge_code(context, paper, result) -> dict | None:
         "image": image,
         "board": board_url,
         "markdown": f"[![{alt}]({image})]({board_url})",
-        "html": f'<a href="{escape(board_url)}"><img src="{escape(image)}" alt="{escape(label)}"></a>',
+        "html": (
+            f'<a href="{escape(board_url)}"><img src="{escape(image)}" alt="{escape(label)}"></a>'
+        ),
     }

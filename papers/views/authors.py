@@ -75,7 +75,7 @@ def _too_many(request: HttpRequest) -> HttpResponse | None:
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def claim(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """"I am an author": the claim form, or the claim made and its status."""
+    """ "I am an author": the claim form, or the claim made and its status."""
     paper = _paper(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())

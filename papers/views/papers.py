@@ -19,9 +19,9 @@ from django.views.decorators.vary import vary_on_headers
 from codewithpapers.cache import by_version, conditional_on_version
 from codewithpapers.middleware import reads
 from papers import paging, querysets, sample_filters
-from papers.contributions import authors
 from papers.api.http import conditional_json
 from papers.archive.export.records import export_record, record_last_modified, record_paper
+from papers.contributions import authors
 from papers.forms import (
     MAX_PAGE,
     PaperPageForm,

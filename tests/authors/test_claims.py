@@ -113,7 +113,8 @@ def test_one_claim_per_user_and_paper(django_user_model, scene):
     assert again.status_code == 409 and "pending" in again.content.decode()
     assert AuthorClaim.objects.get().evidence_email == "ada@uni.example"
     # Another user may claim the same paper, and the same user another paper.
-    assert user_client(django_user_model, "bob").post(claim_url(scene.paper), data).status_code == 302
+    other_user = user_client(django_user_model, "bob")
+    assert other_user.post(claim_url(scene.paper), data).status_code == 302
     assert reader.post(claim_url(scene.other), data).status_code == 302
     assert AuthorClaim.objects.count() == 3
 
@@ -154,7 +155,9 @@ def changelist(model: str) -> str:
     return reverse(f"admin:papers_{model}_changelist")
 
 
-def test_staff_approve_a_claim_and_the_author_may_then_vouch(admin_client, django_user_model, scene):
+def test_staff_approve_a_claim_and_the_author_may_then_vouch(
+    admin_client, django_user_model, scene
+):
     reader = user_client(django_user_model, "ada")
     reader.post(claim_url(scene.paper), {"evidence_email": "ada@uni.example"})
     claim = AuthorClaim.objects.get()
@@ -179,9 +182,10 @@ def test_rejecting_a_claim_needs_a_reason(admin_client, django_user_model, scene
     admin_client.post(changelist("authorclaim"), data)
     claim.refresh_from_db()
     assert claim.status == Status.PENDING
-    admin_client.post(changelist("authorclaim"), {**data, "reason": "Not an institutional address"})
+    reason = "Not an institutional address"
+    admin_client.post(changelist("authorclaim"), {**data, "reason": reason})
     claim.refresh_from_db()
-    assert claim.status == Status.REJECTED and claim.reason == "Not an institutional address"
+    assert claim.status == Status.REJECTED and claim.reason == reason
     assert reader.get(scene.verdict_url).status_code == 403
 
 
@@ -191,10 +195,12 @@ def test_admin_lists_pending_claims_first(admin_client, django_user_model, scene
         AuthorClaim.objects.create(user=user, paper=scene.paper, evidence_email=f"{name}@x.org",
                                    status=status)  # fmt: skip
     shown = admin_client.get(changelist("authorclaim")).context["cl"].result_list
-    assert [c.status for c in shown][0] == Status.PENDING
+    assert shown[0].status == Status.PENDING
 
 
-def test_admin_lists_disputed_results_first_and_filters_by_verdict(admin_client, scene, make_paper):
+def test_admin_lists_disputed_results_first_and_filters_by_verdict(
+    admin_client, scene, make_paper
+):
     third = make_paper().results.get()
     ResultVerification.objects.create(row=scene.row, verdict=Verdict.VERIFIED)
     ResultVerification.objects.create(row=third, verdict=Verdict.DISPUTED, note="Table 3 says 78")
@@ -216,7 +222,9 @@ def test_staff_raise_a_contributor_to_trusted(admin_client, django_user_model):
     assert "ada@example.org" in listed.content.decode()
 
 
-def test_admin_lists_run_a_fixed_number_of_queries(admin_client, django_user_model, scene, make_paper):
+def test_admin_lists_run_a_fixed_number_of_queries(
+    admin_client, django_user_model, scene, make_paper
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
