@@ -165,6 +165,7 @@ def verdict(request: HtmxHttpRequest, slug: str, row: int) -> HttpResponse:
         "row": found,
         "verification": authors.verification_of(found),
         "verdict_form": form,
+        "verdict_open": not wants_fragment(request),  # its own page: the form shown
         "may_vouch": True,
     }
     return render(request, template, context, status=status)

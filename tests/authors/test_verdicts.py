@@ -54,7 +54,9 @@ def test_anonymous_paper_page_offers_no_verdict_form(client, scene, people):
 
 def test_the_verdict_form_is_a_page_of_its_own_without_javascript(scene, author, people):
     page = author.get(scene.verdict_url)
-    assert page.status_code == 200 and "<h1>" in page.content.decode()
+    body = page.content.decode()
+    assert page.status_code == 200 and "<h1>" in body
+    assert '<details class="verdict-form" open>' in body
     assert people["plain user"].get(scene.verdict_url).status_code == 403
     assert "/accounts/login/" in people["anonymous"].get(scene.verdict_url)["Location"]
 
@@ -218,3 +220,15 @@ def test_the_approved_authors_paper_page_runs_a_fixed_number_of_queries(scene, a
         page = author.get(url).content.decode()
     assert len(after) == len(before)
     assert page.count('value="disputed"') == 2
+
+
+def test_verdicts_and_claims_count_against_the_hourly_allowance(
+    scene, author, page_cache, settings
+):
+    settings.SITE_WRITES_PER_HOUR = 1
+    assert author.post(scene.verdict_url, {"verdict": "verified"}).status_code == 302
+    again = author.post(scene.verdict_url, {"verdict": "disputed", "note": "Wrong split"})
+    assert again.status_code == 429 and int(again["Retry-After"]) > 0
+    assert ResultVerification.objects.get().verdict == "verified"
+    claim = author.post(f"/paper/{scene.other.slug}/claim", {"evidence_email": "a@uni.example"})
+    assert claim.status_code == 429
