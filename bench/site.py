@@ -35,6 +35,9 @@ times:
   venues          /conferences (every venue with its years), the year with the most
                   papers (/conference/<venue>-<year>) and its venue over its years
                   (/conference/<venue>), each with its first page of papers
+  badges          /sota/<board>/badge.svg?paper=<slug>: the newest paper of the board
+                  with the most rows, and random papers' badges on their boards (goal p95
+                  < 20 ms: two queries and the kept ranking, the page cache off)
   browsing paths  the home page; the area with the most tasks (its first page of 60
                   cards); /methods/area/<a> of the area with the most methods and
                   /methods/category/<c> of the biggest collection; /datasets with its
@@ -114,7 +117,7 @@ DEFAULTS = {
     "sqlite": "sqlite:////work/bench-data/full.sqlite3",
     "postgres": "postgres://postgres@127.0.0.1:5432/cwp_full",
 }
-GOALS = {"search": 150.0, "paper": 40.0, "task": None, "browse": 100.0}
+GOALS = {"search": 150.0, "paper": 40.0, "task": None, "browse": 100.0, "badge": 20.0}
 SPEEDUP_GOAL = 20.0
 RARE = (1, 100)  # a rare word matches this many papers
 MID = (1_000, 10_000)  # a mid-frequency word: facets are counted over all its matches
@@ -388,6 +391,49 @@ def browse_urls() -> dict[str, str]:
     }
 
 
+def badge_urls(rng: random.Random, requests: int) -> dict[str, list[str]]:
+    """The badges measured: the newest paper with a badge on the board with the most rows
+    (its whole kept ranking is read to place it), and random papers' badges on their
+    boards (a different one each request)."""
+    from django.db.models import Count
+
+    from papers.leaderboards.badge import find_badge
+    from papers.models import Leaderboard, LeaderboardRow
+
+    def board_path(board: Leaderboard) -> str:
+        return board.get_absolute_url().removeprefix("/sota/")
+
+    def url(board: Leaderboard, slug: str) -> str:
+        return f"{board.get_absolute_url()}/badge.svg?paper={slug}"
+
+    board = (
+        Leaderboard.objects.annotate(n=Count("rows"))
+        .select_related("task", "dataset")
+        .order_by("-n", "id")
+        .first()
+    )
+    on_board = board.rows.filter(paper__isnull=False, paper__hidden=False).order_by("-id")
+    last = next(
+        slug
+        for slug in on_board.values_list("paper__slug", flat=True)[:1000]
+        if find_badge(board_path(board), slug)
+    )
+    top = LeaderboardRow.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    picked = LeaderboardRow.objects.filter(
+        id__in=rng.sample(range(1, top + 1), min(top, requests * 4)),
+        paper__isnull=False,
+        paper__hidden=False,
+    ).select_related("leaderboard__task", "leaderboard__dataset", "paper")
+    # Only papers with a ranked row there have a badge (the others' is a 404).
+    shown = [row for row in picked if find_badge(board_path(row.leaderboard), row.paper.slug)]
+    return {
+        f"badge on the biggest board ({board.n} rows)": [url(board, last)] * requests,
+        "badges of random papers on their boards": [
+            url(row.leaderboard, row.paper.slug) for row in shown[:requests]
+        ],
+    }
+
+
 def board_baseline(boards: dict[str, str], measure, requests: int) -> list[dict]:
     """The leaderboard pages as they were before papers.kept.rankings kept each board's
     ranking: every row read, ranked and charted, and joined to its paper, per request
@@ -493,6 +539,8 @@ def engine_main(
     )
     if "browse" in kinds:
         cases += [("browse", name, same(url)) for name, url in browse_urls().items()]
+    if "badge" in kinds:
+        cases += [("badge", name, urls) for name, urls in badge_urls(rng, requests).items()]
     cases += long_tail_urls(rng, requests)
     cases = [case for case in cases if case[0] in kinds and (not only or only in case[1])]
     # How many papers each search matches, as the page says it ("10,000+" past the cap).

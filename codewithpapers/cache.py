@@ -219,8 +219,9 @@ def conditional_on_version(row_of: Callable[..., tuple[object, dt.datetime] | No
     `row_of(*view_args, **view_kwargs)` gives the row's (key, updated_at), or None. The
     page shows rows of other tables too, so the row's updated_at is not enough: the
     content version, bumped by every import and admin edit, is part of the ETag and
-    bounds Last-Modified from below. The query string, the host (canonical URL) and staff
-    status (admin links) change the page, so they are in the ETag as well. No validators
+    bounds Last-Modified from below. The query string, the host (canonical URL), staff
+    status (admin links) and who is signed in (their name, their claim on a paper) change
+    the page, so they are in the ETag as well. No validators
     when the cache cannot give a version: then no conditional answer is risked. Worked
     out once per request (@condition asks for the ETag and Last-Modified separately)."""
     memo = "_version_validators"
@@ -232,9 +233,11 @@ def conditional_on_version(row_of: Callable[..., tuple[object, dt.datetime] | No
             row = row_of(*args, **kwargs)
             if version is not None and row is not None:
                 key, updated_at = row
-                staff = bool(getattr(request, "user", None) and request.user.is_staff)
+                user = getattr(request, "user", None)
+                staff = bool(user and user.is_staff)
+                reader = user.pk if user is not None and user.is_authenticated else ""
                 text = f"{key}|{updated_at.isoformat()}|{version}|{request.get_full_path()}|"
-                text += f"{request.get_host()}|{staff}"
+                text += f"{request.get_host()}|{staff}|{reader}"
                 etag = 'W/"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
                 setattr(request, memo, (etag, max(updated_at, version_time(version))))
         return getattr(request, memo)

@@ -1,7 +1,17 @@
 from django.urls import path, re_path
 
 from papers import feeds, sitemaps
-from papers.views import browse, changes, history, leaderboards, new, pages, papers, search
+from papers.views import (
+    authors,
+    browse,
+    changes,
+    history,
+    leaderboards,
+    new,
+    pages,
+    papers,
+    search,
+)
 
 app_name = "papers"
 
@@ -22,6 +32,8 @@ urlpatterns = [
     # The page of a paper whose slug itself ends in ".json" (Paper.get_absolute_url).
     re_path(r"^paper/(?P<slug>[^/]+\.json)/$", papers.paper_detail, name="paper-dot-json"),
     path("paper/<str:slug>/samples", papers.paper_samples, name="paper-samples"),
+    path("paper/<str:slug>/claim", authors.claim, name="paper-claim"),
+    path("paper/<str:slug>/results/<int:row>/verdict", authors.verdict, name="result-verdict"),
     # /paper/<slug>/history, /sota/<slug>/history, /task/…, /dataset/…, /method/…
     re_path(
         r"^(?P<kind>paper|sota|task|dataset|method)/(?P<slug>[^/]+)/history$",
@@ -39,6 +51,7 @@ urlpatterns = [
     path("author/<str:slug>", papers.author_detail, name="author"),
     path("repo/<str:host>/<path:owner>/<str:name>", papers.repository_detail, name="repository"),
     path("sota", browse.sota, name="sota"),
+    path("sota/<str:slug>/badge.svg", authors.badge, name="leaderboard-badge"),
     path("sota/<str:slug>", leaderboards.leaderboard, name="leaderboard"),
     path("area/<str:slug>", browse.area_detail, name="area"),
     path("tasks", browse.task_index, name="tasks"),

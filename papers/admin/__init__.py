@@ -16,7 +16,7 @@ Three rules hold across it:
 from django.contrib import admin
 
 # Each module registers its models.
-from papers.admin import contributions, leaderboards, papers, taxonomy  # noqa: F401
+from papers.admin import authors, contributions, leaderboards, papers, taxonomy  # noqa: F401
 
 admin.site.site_header = "Code with Papers admin"
 admin.site.site_title = "Code with Papers admin"

@@ -33,6 +33,7 @@ from papers.models import (
     Method,
     Paper,
     Repository,
+    ResultVerification,
     Sample,
     Task,
 )
@@ -266,12 +267,20 @@ def metric(m: LeaderboardMetric, metric_id: str) -> dict[str, Any]:
         "evaluated_on": nullable(STRING),
         "external_source_url": nullable(STRING),
         "execution": {"anyOf": [{"$ref": "#/components/schemas/Execution"}, {"type": "null"}]},
+        "verification": {
+            "type": ["string", "null"],
+            "enum": ["verified", "disputed", None],
+            "description": "What an author of the paper, whose claim staff approved, says "
+            'of the row: "verified" (they vouch for it), "disputed" (they say it is wrong: '
+            "moderators look at it), or null (no author has said).",
+        },
         **PROVENANCE,
     },
 )
 def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> dict[str, Any]:
     """A leaderboard row; `rank` is its place by the board's first metric (as the site
-    ranks it), None when it has no number for it. Its paper must be select_related."""
+    ranks it), None when it has no number for it. Its paper and its verification must be
+    select_related."""
     return {
         "id": row.row_key,
         "best_rank": rank,
@@ -283,8 +292,16 @@ def result(row: LeaderboardRow, rank: int | None, best_metric: str | None) -> di
         "evaluated_on": row.paper_date or None,
         "external_source_url": link(row.external_source_url),
         "execution": execution(row.paper) if row.paper_id else None,
+        "verification": verdict(row),
         **provenance(row),
     }
+
+
+def verdict(row: LeaderboardRow) -> str | None:
+    try:
+        return row.verification.verdict
+    except ResultVerification.DoesNotExist:
+        return None
 
 
 @component(

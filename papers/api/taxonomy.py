@@ -335,7 +335,7 @@ def ranked_results_of(
     deleted since the ranking was kept is left out."""
     rows = (
         board.rows.filter(id__in=[pk for pk, _ in ranked])
-        .select_related("paper", "contributed_by")
+        .select_related("paper", "contributed_by", "verification")
         .defer(*HEAVY_PAPER)
         .in_bulk()
     )

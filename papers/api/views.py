@@ -286,7 +286,7 @@ def paper_results(request: HttpRequest, paper_id: str) -> Payload:
     paper = get_paper(paper_id)
     rows = paper.results.order_by("leaderboard_id", "position", "id")
     count = rows.count()
-    shown = rows.select_related("paper", "contributed_by")[page.offset : page.stop]
+    shown = rows.select_related("paper", "contributed_by", "verification")[page.offset : page.stop]
     results = ranked_results(list(shown))
     return Payload(page_of(request, page, count, results))
 

@@ -109,6 +109,7 @@ _ROW_DETAIL = (
     "paper__slug", "paper__title", "paper__published", "paper__hidden",
     "paper__has_report", "paper__sample_count", "paper__sample_statuses",
     "edited_in_admin", "contributed_at", "contributed_by",
+    "verification__verdict", "verification__note",
 )  # fmt: skip
 
 
@@ -188,7 +189,7 @@ def _board_page(
     wanted = {pk for pk, _ in shown} | {r.key for r in (chart.detailed if chart else [])}
     details = (
         board.rows.filter(id__in=wanted)
-        .select_related("paper", "contributed_by")
+        .select_related("paper", "contributed_by", "verification")  # an author's verdict
         .only(*_ROW_DETAIL)
     )
     found = {row.id: row for row in details}

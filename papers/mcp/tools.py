@@ -172,7 +172,7 @@ def get_paper(paper_id: str) -> dict[str, Any]:
     ]
     rows = list(
         paper.results.select_related(
-            "paper", "contributed_by", "leaderboard__task", "leaderboard__dataset"
+            "paper", "contributed_by", "verification", "leaderboard__task", "leaderboard__dataset"
         )
         .defer(*HEAVY_PAPER)
         .order_by("leaderboard_id", "position", "id")
@@ -368,7 +368,7 @@ def best_rows(
     by_id: dict[int, LeaderboardRow] = {}
     for row in (
         LeaderboardRow.objects.filter(Q(id__in=leader_ids) | Q(leaderboard_id__in=unkept))
-        .select_related("paper", "contributed_by")
+        .select_related("paper", "contributed_by", "verification")
         .defer(*HEAVY_PAPER)
     ):
         rows.setdefault(row.leaderboard_id, []).append(row)

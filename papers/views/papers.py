@@ -21,6 +21,7 @@ from codewithpapers.middleware import reads
 from papers import paging, querysets, sample_filters
 from papers.api.http import conditional_json
 from papers.archive.export.records import export_record, record_last_modified, record_paper
+from papers.contributions import authors
 from papers.forms import (
     MAX_PAGE,
     PaperPageForm,
@@ -81,7 +82,9 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "methods_introduced",
             Prefetch(
                 "results",
-                LeaderboardRow.objects.select_related("leaderboard__task", "leaderboard__dataset"),
+                LeaderboardRow.objects.select_related(
+                    "leaderboard__task", "leaderboard__dataset", "verification"
+                ),
             ),
         ),
         slug=slug,
@@ -90,6 +93,7 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if context is None:
         return bad_request(request, "Invalid sample filter")
     related = list(RelatedPaper.objects.section(paper))
+    claim = authors.claim_of(request.user, paper.pk)  # one query, signed in only
     return render(
         request,
         "papers/paper.html",
@@ -97,6 +101,8 @@ def paper_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "paper": paper,
             "related": related,
             "results": ranks.paper_results(list(paper.results.all())),
+            "claim": claim,
+            "may_vouch": authors.may_vouch(request.user, claim),
             **context,
         },
     )
