@@ -232,9 +232,14 @@ def conditional_on_version(row_of: Callable[..., tuple[object, dt.datetime] | No
             row = row_of(*args, **kwargs)
             if version is not None and row is not None:
                 key, updated_at = row
-                staff = bool(getattr(request, "user", None) and request.user.is_staff)
+                user = getattr(request, "user", None)
+                staff = bool(user and user.is_staff)
                 text = f"{key}|{updated_at.isoformat()}|{version}|{request.get_full_path()}|"
                 text += f"{request.get_host()}|{staff}"
+                # A signed-in reader's page is theirs (its forms, the messages waiting for
+                # them): another reader's copy, or their own before a message, is stale.
+                if user is not None and user.is_authenticated:
+                    text += f"|{user.pk}|{request.COOKIES.get('messages', '')}"
                 etag = 'W/"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
                 setattr(request, memo, (etag, max(updated_at, version_time(version))))
         return getattr(request, memo)

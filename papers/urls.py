@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from papers import feeds, sitemaps
-from papers.views import browse, history, leaderboards, new, pages, papers, search
+from papers.views import browse, contribute, history, leaderboards, new, pages, papers, search
 
 app_name = "papers"
 
@@ -29,6 +29,19 @@ urlpatterns = [
         name="history",
     ),
     path("paper/<str:slug>", papers.paper_detail, name="paper"),
+    # Contributing from a record's page (papers.views.contribute).
+    path(
+        "paper/<str:slug>/contribute/<str:kind>",
+        contribute.paper_form,
+        name="contribute-paper",
+    ),
+    path("sota/<str:slug>/contribute/result", contribute.board_form, name="contribute-board"),
+    re_path(
+        r"^(?P<kind>task|dataset|method)/(?P<slug>[^/]+)/contribute/description$",
+        contribute.description_form,
+        name="contribute-description",
+    ),
+    path("contribute/preview", contribute.preview, name="contribute-preview"),
     path("samples", papers.samples, name="samples"),
     path("latest", new.latest, name="latest"),
     path("greatest", new.greatest, name="greatest"),
