@@ -18,7 +18,8 @@ from django import forms
 from django.core.validators import URLValidator
 
 from papers.api.writes.fields import MAX_TEXT
-from papers.api.writes.papers import normalise_repository_url
+from papers.api.writes.operations import Invalid
+from papers.api.writes.papers import LINKS, named_records, normalise_repository_url
 from papers.identifiers import evaluation_id, parse_arxiv
 from papers.markup import only_links
 from papers.metrics import inferred_direction
@@ -358,7 +359,29 @@ class CorrectionForm(ContributionForm):
         text = self.cleaned_data["arxiv_id"].strip()
         if text and not parse_arxiv(text):
             raise forms.ValidationError("Not an arXiv id (2006.12467).")
-        return parse_arxiv(text) if text else ""
+        arxiv = parse_arxiv(text) if text else ""
+        if arxiv and Paper.objects.filter(arxiv_id=arxiv).exclude(pk=self.record.pk).exists():
+            raise forms.ValidationError(f"Another paper has arXiv id {arxiv}.")
+        return arxiv
+
+    def _names(self, name: str) -> str:
+        """One a line, each naming a record that exists (checked now: a proposal's call is
+        only run when a moderator approves it)."""
+        text = self.cleaned_data[name]
+        try:
+            named_records(LINKS[name][0], name, _lines(text))
+        except Invalid as exc:
+            raise forms.ValidationError(exc.message[:1].upper() + exc.message[1:] + ".") from exc
+        return text
+
+    def clean_tasks(self) -> str:
+        return self._names("tasks")
+
+    def clean_methods(self) -> str:
+        return self._names("methods")
+
+    def clean_datasets(self) -> str:
+        return self._names("datasets")
 
     def call(self) -> Call:
         data, now = self.cleaned_data, self.initial_for(self.record)

@@ -22,9 +22,10 @@ LEVELS = {
 }
 
 
-def make_user(level: str):
-    """A user whose site writes have `level`'s outcome (LEVELS)."""
-    name = level.replace(" ", "-")
+def make_user(level: str, name: str = ""):
+    """A user whose site writes have `level`'s outcome (LEVELS), named `name` (else after
+    the level)."""
+    name = name or level.replace(" ", "-")
     if level == "unverified":
         user = get_user_model().objects.create_user(
             username=name, email=f"{name}@example.org", password=PASSWORD
