@@ -204,8 +204,12 @@ def test_a_new_board_s_metric_directions_come_from_their_names(paper, trusted):
 
 def test_a_form_for_a_record_that_does_not_exist_is_a_404(trusted):
     client = signed_in(trusted)
-    for url in ("/paper/nope/contribute/code", "/paper/nope/contribute/nope",
-                "/sota/nope-on-nope/contribute/result", "/task/nope/contribute/description"):  # fmt: skip
+    for url in (
+        "/paper/nope/contribute/code",
+        "/paper/nope/contribute/nope",
+        "/sota/nope-on-nope/contribute/result",
+        "/task/nope/contribute/description",
+    ):
         assert client.get(url).status_code == 404
 
 

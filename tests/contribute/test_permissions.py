@@ -5,8 +5,8 @@ revision naming them, made through the site. The page says which happened."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 from django.test import Client
@@ -60,7 +60,7 @@ FORMS = {
             "model": "Reader net",
             "metrics": "Top-1 Accuracy: 91.5",
             "location": "Table 2",
-        },  # fmt: skip
+        },
         lambda paper: _row("Reader net"),
         "/paper/{slug}",
     ),
@@ -72,12 +72,12 @@ FORMS = {
             "model": "Reader net",
             "metrics": "Error: 3.2",
             "uses_additional_data": "on",
-        },  # fmt: skip
+        },
         lambda paper: LeaderboardRow.objects.filter(
             model_name="Reader net",
             leaderboard__dataset__slug="other-data",
             uses_additional_data=True,
-        ).exists(),  # fmt: skip
+        ).exists(),
         "/paper/{slug}",
     ),
     "paper: suggest a correction": Form(
@@ -90,7 +90,7 @@ FORMS = {
             "methods": "",
             "datasets": "Dataset 1",
             "reason": "the PDF says so",
-        },  # fmt: skip
+        },
         lambda paper: (
             Paper.objects.filter(pk=paper.pk, title="A corrected title").exists()
             and sorted(paper.task_links.values_list("task__slug", flat=True))
@@ -107,9 +107,7 @@ FORMS = {
     ),
     "task: suggest an edit": Form(
         "/task/task-1/contribute/description",
-        {
-            "description": "Sorting **images** into classes, as [ImageNet](https://image-net.org) does."
-        },
+        {"description": "Sorting **images** into classes, as [ImageNet](https://x.org) does."},
         lambda paper: "**images**" in Task.objects.get(slug="task-1").description,
         "/task/task-1",
     ),
