@@ -389,7 +389,7 @@ def render_description(text: str, *, contributed: bool = False) -> Rendered:
 
 
 _LINK_ELEMENT = re.compile(r"<a\b[^>]*>.*?</a>", re.DOTALL | re.IGNORECASE)
-_TAG = re.compile(r"<[^>]+>")
+_ANY_TAG = re.compile(r"<[^>]+>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 SUBSTANTIVE_WORDS = 5
 
@@ -400,7 +400,7 @@ def only_links(text: str) -> bool:
     rendered = render_description(text, contributed=True).html
     if "<a " not in rendered and not _BARE_URL.search(text or ""):
         return False
-    rest = html.unescape(_TAG.sub(" ", _LINK_ELEMENT.sub(" ", rendered)))
+    rest = html.unescape(_ANY_TAG.sub(" ", _LINK_ELEMENT.sub(" ", rendered)))
     words = re.findall(r"[^\W\d_]{2,}", _BARE_URL.sub(" ", rest))
     return len(words) < SUBSTANTIVE_WORDS
 
