@@ -60,9 +60,11 @@ def _said(done: Submitted, noun: str, held: bool) -> str:
     return f"Recorded as proposal #{done.proposal.pk}; a moderator will review it.{why}"
 
 
-def _write(request: HttpRequest, form: ContributionForm) -> Submitted | HttpResponse | None:
-    """Make the form's call: what it did, a 429 answer, or None with the call's refusals
-    added to the form's errors."""
+def _write(
+    request: HttpRequest, form: ContributionForm
+) -> tuple[Submitted, str] | HttpResponse | None:
+    """Make the form's call: what it did and what to tell the reader, a 429 answer, or
+    None with the call's refusals added to the form's errors."""
     try:
         call = form.call()
     except forms.ValidationError as exc:
@@ -73,17 +75,18 @@ def _write(request: HttpRequest, form: ContributionForm) -> Submitted | HttpResp
         return _too_many(request, wait)
     try:
         data = prepare(call.operation, call.body)
-        done = submit(request.user, call.operation, call.target, data, call.comment,
-                      held=call.held)  # fmt: skip
+        done = submit(
+            request.user, call.operation, call.target, data, call.comment, held=call.held
+        )
     except FieldErrors as exc:
         for name, errors in exc.errors.items():
+            shown = form.form_field(name)
             for error in errors:
-                form.add_error(form.form_field(name), f"{error}" if form.form_field(name)
-                               else f"{name}: {error}")  # fmt: skip
+                form.add_error(shown, error if shown else f"{name}: {error}")
         return None
     except Invalid as exc:
-        name = form.form_field(exc.field)
-        form.add_error(name, exc.message if name else f"{exc.field}: {exc.message}")
+        shown = form.form_field(exc.field)
+        form.add_error(shown, exc.message if shown else f"{exc.field}: {exc.message}")
         return None
     except Conflict as exc:
         form.add_error(None, f"This is already recorded: {exc}.")
@@ -94,8 +97,7 @@ def _write(request: HttpRequest, form: ContributionForm) -> Submitted | HttpResp
     except IntegrityError:
         form.add_error(None, "This clashes with a record that exists.")
         return None
-    done.said = _said(done, call.noun, call.held)
-    return done
+    return done, _said(done, call.noun, call.held)
 
 
 def _too_many(request: HttpRequest, wait: int) -> HttpResponse:
@@ -111,15 +113,16 @@ def _handle(request: HtmxHttpRequest, form: ContributionForm, context: dict) -> 
     """The form's page or fragment, its errors, or what became of its write."""
     back = context["back_url"]
     if request.method == "POST" and "preview" not in request.POST and form.is_valid():
-        done = _write(request, form)
-        if isinstance(done, HttpResponse):
-            return done
-        if done is not None:
+        written = _write(request, form)
+        if isinstance(written, HttpResponse):
+            return written
+        if written is not None:
+            done, said = written
             if not wants_fragment(request):
                 tag = "contribution live" if done.live else "contribution proposal"
-                messages.success(request, done.said, extra_tags=tag)
+                messages.success(request, said, extra_tags=tag)
                 return redirect(back)
-            return render(request, "contribute/done.html", {**context, "done": done})
+            return render(request, "contribute/done.html", {**context, "done": done, "said": said})
     if isinstance(form, DescriptionForm) and form.is_bound:
         text = form.data.get("description", "")
         context["preview"] = markup.render_description(text[:20_000], contributed=True).html

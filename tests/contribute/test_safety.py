@@ -229,3 +229,17 @@ def test_a_signed_in_reader_s_pages_make_as_many_queries_with_more_contributions
     assert queries > 3
     with django_assert_max_num_queries(queries):
         assert client.get(page).status_code == 200
+
+
+def test_a_signed_in_reader_is_never_answered_with_a_visitor_s_copy_of_a_page(paper, trusted):
+    url = f"/paper/{paper.slug}"
+    with override_settings(CACHES=LOCMEM):
+        cache.clear()
+        etag = Client().get(url)["ETag"]
+        reader = signed_in(trusted)
+        mine = reader.get(url, HTTP_IF_NONE_MATCH=etag)
+        again = reader.get(url, HTTP_IF_NONE_MATCH=mine["ETag"])
+        cache.clear()
+    assert mine.status_code == 200
+    assert f'hx-get="{url}/contribute/code"' in mine.content.decode()
+    assert again.status_code == 304  # their own copy is still theirs
