@@ -15,6 +15,8 @@ for them, only link here through the sign-in page).
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -132,12 +134,14 @@ def _handle(request: HtmxHttpRequest, form: ContributionForm, context: dict) -> 
 
 
 def _signed_in_only(view):
+    """Visitors who are not signed in are sent to sign in, and back here after."""
+
+    @wraps(view)
     def wrapped(request, *args, **kwargs):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         return view(request, *args, **kwargs)
 
-    wrapped.__name__, wrapped.__doc__ = view.__name__, view.__doc__
     return wrapped
 
 
