@@ -222,3 +222,20 @@ def test_a_hidden_paper_takes_no_contribution(make_paper, trusted):
 def test_the_staff_see_the_forms_too(paper):
     staff = make_user("staff")
     assert signed_in(staff).get(f"/paper/{paper.slug}/contribute/correction").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        ("/paper/{slug}/contribute/code", "url"),
+        ("/paper/{slug}/contribute/result", "task"),
+        ("/paper/{slug}/contribute/correction", "tasks"),
+        ("/sota/task-1-on-dataset-1/contribute/result", "paper"),
+        ("/task/task-1/contribute/description", "description"),
+    ],
+)
+def test_a_nul_character_in_a_field_is_an_error_beside_it_not_a_500(paper, trusted, url, field):
+    data = {"title": "T", "model": "m", "metrics": "a: 1", "dataset": "Dataset 1", "metric_0": "1"}
+    response = signed_in(trusted).post(url.format(slug=paper.slug), {**data, field: "a\x00b"})
+    assert response.status_code == 400
+    assert field_errors(response.content.decode(), field) == ["Null characters are not allowed."]
