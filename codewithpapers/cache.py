@@ -235,9 +235,12 @@ def conditional_on_version(row_of: Callable[..., tuple[object, dt.datetime] | No
                 key, updated_at = row
                 user = getattr(request, "user", None)
                 staff = bool(user and user.is_staff)
-                reader = user.pk if user is not None and user.is_authenticated else ""
                 text = f"{key}|{updated_at.isoformat()}|{version}|{request.get_full_path()}|"
-                text += f"{request.get_host()}|{staff}|{reader}"
+                text += f"{request.get_host()}|{staff}"
+                # A signed-in reader's page is theirs (its forms, the messages waiting for
+                # them): another reader's copy, or their own before a message, is stale.
+                if user is not None and user.is_authenticated:
+                    text += f"|{user.pk}|{request.COOKIES.get('messages', '')}"
                 etag = 'W/"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
                 setattr(request, memo, (etag, max(updated_at, version_time(version))))
         return getattr(request, memo)

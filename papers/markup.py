@@ -95,14 +95,14 @@ _ATTRIBUTES = {
 _ALLOWED_CLASSES = {"div": {"table-scroll"}, "code": {"math-source"}}
 
 
-def _sanitise(text: str) -> str:
+def _sanitise(text: str, rel: str = "nofollow") -> str:
     return nh3.clean(
         text,
         tags=_HTML_TAGS | _MATH_TAGS,
         attributes=_ATTRIBUTES,
         allowed_classes=_ALLOWED_CLASSES,
         url_schemes={"http", "https", "mailto"},
-        link_rel="nofollow",
+        link_rel=rel,
         strip_comments=True,
     )
 
@@ -362,18 +362,47 @@ def _plain(text: str) -> str:
     return "".join(f"<p>{html.escape(part, quote=False)}</p>\n" for part in parts if part)
 
 
-def _render_markdown(text: str) -> Rendered:
+def _render_markdown(text: str, rel: str = "nofollow") -> Rendered:
     env: dict = {}
     text, rest = _within_bounds(text.replace("\r\n", "\n").replace("\r", "\n"))
     raw = _MD.render(text, env) + _plain(rest)
-    return Rendered(_sanitise(raw), frozenset(env.get("records", ())))
+    return Rendered(_sanitise(raw, rel), frozenset(env.get("records", ())))
 
 
-def render_description(text: str) -> Rendered:
-    """A Markdown description as safe HTML (cached by the text's hash)."""
+# Links in text that users wrote on the site: search engines are told the site does not
+# vouch for them (and they earn the linked page nothing).
+UGC = "nofollow ugc"
+
+
+def _render_contributed(text: str) -> Rendered:
+    return _render_markdown(text, UGC)
+
+
+def render_description(text: str, *, contributed: bool = False) -> Rendered:
+    """A Markdown description as safe HTML (cached by the text's hash). `contributed`:
+    the text was written by a user of the site, so its links carry rel="nofollow ugc"."""
     if not text or not text.strip():
         return Rendered("")
+    if contributed:
+        return _cached("md-ugc", text, _render_contributed)
     return _cached("md", text, _render_markdown)
+
+
+_LINK_ELEMENT = re.compile(r"<a\b[^>]*>.*?</a>", re.DOTALL | re.IGNORECASE)
+_ANY_TAG = re.compile(r"<[^>]+>")
+_BARE_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+SUBSTANTIVE_WORDS = 5
+
+
+def only_links(text: str) -> bool:
+    """Whether a description has links and, once they (their text and their addresses) are
+    taken out, fewer than SUBSTANTIVE_WORDS words are left: what a spammer writes."""
+    rendered = render_description(text, contributed=True).html
+    if "<a " not in rendered and not _BARE_URL.search(text or ""):
+        return False
+    rest = html.unescape(_ANY_TAG.sub(" ", _LINK_ELEMENT.sub(" ", rendered)))
+    words = re.findall(r"[^\W\d_]{2,}", _BARE_URL.sub(" ", rest))
+    return len(words) < SUBSTANTIVE_WORDS
 
 
 # --- abstracts ----------------------------------------------------------------------------
@@ -441,13 +470,17 @@ class Links:
             if (kind, slug) in self.existing:
                 theirs = html.escape(f"{PWC}/{kind}/{quote(slug, safe='')}")
                 ours = html.escape(f"/{kind}/{quote(slug, safe='')}")
-                out = out.replace(f'href="{theirs}" rel="nofollow"', f'href="{ours}"')
+                for rel in ("nofollow", UGC):
+                    out = out.replace(f'href="{theirs}" rel="{rel}"', f'href="{ours}"')
         return mark_safe(out)  # sanitised by nh3 when rendered; only hrefs swapped since
 
 
-def render_all(**texts: str) -> dict[str, SafeString]:
+def render_all(*, contributed: bool = False, **texts: str) -> dict[str, SafeString]:
     """Several descriptions of one page, rendered, with their links localised together
-    (one query per kind of record linked): render_all(description=task.description)."""
-    rendered = {name: render_description(text) for name, text in texts.items()}
+    (one query per kind of record linked): render_all(description=task.description).
+    `contributed`: the texts were written on the site (render_description)."""
+    rendered = {
+        name: render_description(text, contributed=contributed) for name, text in texts.items()
+    }
     links = Links.resolve(rendered.values())
     return {name: links.localise(r) for name, r in rendered.items()}

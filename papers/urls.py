@@ -5,6 +5,7 @@ from papers.views import (
     authors,
     browse,
     changes,
+    contribute,
     history,
     leaderboards,
     new,
@@ -45,6 +46,19 @@ urlpatterns = [
     path("changes.atom", feeds.ChangesFeed(), name="feed-changes"),
     path("task/<str:slug>/changes.atom", feeds.TaskChangesFeed(), name="feed-task-changes"),
     path("sota/<str:slug>/changes.atom", feeds.BoardChangesFeed(), name="feed-board-changes"),
+    # Contributing from a record's page (papers.views.contribute).
+    path(
+        "paper/<str:slug>/contribute/<str:kind>",
+        contribute.paper_form,
+        name="contribute-paper",
+    ),
+    path("sota/<str:slug>/contribute/result", contribute.board_form, name="contribute-board"),
+    re_path(
+        r"^(?P<kind>task|dataset|method)/(?P<slug>[^/]+)/contribute/description$",
+        contribute.description_form,
+        name="contribute-description",
+    ),
+    path("contribute/preview", contribute.preview, name="contribute-preview"),
     path("samples", papers.samples, name="samples"),
     path("latest", new.latest, name="latest"),
     path("greatest", new.greatest, name="greatest"),

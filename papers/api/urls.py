@@ -24,7 +24,7 @@ urlpatterns = [
     path("schema.json", meta.schema, name="schema"),
     *both("search/", views.search, "search"),
     *both("papers/", methods(views.paper_list, POST="paper_add"), "paper-list"),
-    *both("papers/<str:paper_id>/", views.paper_detail, "paper"),
+    *both("papers/<str:paper_id>/", methods(views.paper_detail, PATCH="paper_update"), "paper"),
     *both("papers/<str:paper_id>/datasets/", views.paper_datasets, "paper-datasets"),
     *both(
         "papers/<str:paper_id>/repositories/",
@@ -95,7 +95,11 @@ urlpatterns = [
         "dataset-evaluations",
     ),
     *both("methods/", taxonomy.method_list, "method-list"),
-    *both("methods/<str:method_id>/", taxonomy.method_detail, "method"),
+    *both(
+        "methods/<str:method_id>/",
+        methods(taxonomy.method_detail, PATCH="method_update"),
+        "method",
+    ),
     *both(
         "evaluations/",
         methods(taxonomy.evaluation_list, POST="evaluation_create"),

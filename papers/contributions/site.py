@@ -103,16 +103,19 @@ class Submitted:
         return self.proposal is None
 
 
-def submit(user, operation: str, target: dict, data: dict, comment: str = "") -> Submitted:
+def submit(
+    user, operation: str, target: dict, data: dict, comment: str = "", *, held: bool = False
+) -> Submitted:
     """Make the write call `operation` with `data` (already validated and JSON-safe) as
     `user`; raises what the call raises (papers.api.writes.operations: Invalid,
-    Conflict, Http404). Deletes are not offered on the site."""
+    Conflict, Http404). Deletes are not offered on the site. `held`: a proposal whatever
+    the user's level (a write a moderator must see first)."""
     from papers.api.writes.operations import target_of
     from papers.api.writes.views import apply
 
     if operation.endswith("_delete"):
         raise ValueError("the site's forms do not delete")
-    if site_level(user) == Level.CONTRIBUTOR:
+    if held or site_level(user) == Level.CONTRIBUTOR:
         target_of(operation, target)  # a proposal for a record that exists
         proposal = Proposal.objects.create(
             user=user, operation=operation, target=target, body=data, comment=comment

@@ -268,7 +268,11 @@ def task_detail(request: HttpRequest, slug: str, view: str = "code") -> HttpResp
             "execution": execution_line(task, "task"),
             "tree": taxonomy.subtask_tree(task),
             "benchmarks": benchmarks(task.leaderboards.all()),
-            **outlinks.without_dead_links(markup.render_all(description=task.description)),
+            **outlinks.without_dead_links(
+                markup.render_all(
+                    description=task.description, contributed=task.source == "contributed"
+                )
+            ),
             **context,
         },
     )
@@ -292,7 +296,11 @@ def dataset_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "dataset": dataset,
             "execution": execution_line(dataset, "dataset"),
             "benchmarks": benchmarks(dataset.leaderboards.all()),
-            **outlinks.without_dead_links(markup.render_all(description=dataset.description)),
+            **outlinks.without_dead_links(
+                markup.render_all(
+                    description=dataset.description, contributed=dataset.source == "contributed"
+                )
+            ),
             **context,
         },
     )
@@ -322,7 +330,11 @@ def method_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "method": method,
             "execution": execution_line(method, "method"),
             "usage": charts.usage_chart(method.papers_by_year, year_search),
-            **outlinks.without_dead_links(markup.render_all(description=method.description)),
+            **outlinks.without_dead_links(
+                markup.render_all(
+                    description=method.description, contributed=method.source == "contributed"
+                )
+            ),
             **context,
         },
     )

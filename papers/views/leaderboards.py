@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -48,7 +49,12 @@ def leaderboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "view": view,
         "board": board,
         "outlinks": outlinks.resolve(board_urls(board, view)),
-        **outlinks.without_dead_links(markup.render_all(description=board.description)),
+        "contribute_url": reverse("papers:contribute-board", kwargs={"slug": slug}),
+        **outlinks.without_dead_links(
+            markup.render_all(
+                description=board.description, contributed=board.source == "contributed"
+            )
+        ),
     }
     template = "papers/leaderboard.html"
     if wants_fragment(request):  # the rows filter swaps the results, the metric the board

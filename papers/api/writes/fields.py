@@ -156,6 +156,12 @@ class DatasetCreate(forms.Form):
 class DatasetUpdate(forms.Form):
     name = Text()
     url = Url()
+    description = Text(max_length=MAX_TEXT)
+
+
+class MethodUpdate(forms.Form):
+    name = Text()
+    description = Text(max_length=MAX_TEXT)
 
 
 # --- evaluation tables, metrics, results -----------------------------------------------------
@@ -242,6 +248,39 @@ class PaperCreate(forms.Form):
         return [a.strip() for a in authors]
 
 
+class Names(forms.Field):
+    """A list of records' ids or names (tasks, methods, datasets)."""
+
+    json_schema = {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 100}
+
+    def clean(self, value):
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise forms.ValidationError("must be a list of ids or names")
+        if len(value) > 100:
+            raise forms.ValidationError("at most 100 items")
+        out = []
+        for item in value:
+            if not isinstance(item, str) or not item.strip() or len(item) > 500 or "\x00" in item:
+                raise forms.ValidationError("must be a list of ids or names")
+            if item.strip() not in out:
+                out.append(item.strip())
+        return out
+
+
+class PaperUpdate(forms.Form):
+    """A correction of a paper: its own fields, and its tasks, methods and datasets as
+    whole lists (each replaces the paper's links of its kind)."""
+
+    title = Text(max_length=1000)
+    published = Day()
+    arxiv_id = Text(max_length=32)
+    tasks = Names()
+    methods = Names()
+    datasets = Names()
+
+
 class CodeLinkCreate(forms.Form):
     url = Url(required=True)
     framework = Text(max_length=64)
@@ -256,6 +295,7 @@ FORMS: dict[str, type[forms.Form] | None] = {
     "dataset_add": DatasetCreate,
     "dataset_update": DatasetUpdate,
     "dataset_delete": None,
+    "method_update": MethodUpdate,
     "evaluation_create": EvaluationCreate,
     "evaluation_update": EvaluationUpdate,
     "evaluation_delete": None,
@@ -267,6 +307,7 @@ FORMS: dict[str, type[forms.Form] | None] = {
     "evaluation_result_delete": None,
     "evaluation_synchronize": EvaluationSync,
     "paper_add": PaperCreate,
+    "paper_update": PaperUpdate,
     "code_link_add": CodeLinkCreate,
 }
 UPDATES = {name for name in FORMS if name.endswith("_update")}

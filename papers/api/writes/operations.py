@@ -26,6 +26,7 @@ from papers.models import (
     Leaderboard,
     LeaderboardMetric,
     LeaderboardRow,
+    Method,
     MetricRanking,
     Paper,
     Record,
@@ -89,6 +90,10 @@ def dataset_of(slug: str, field_name: str | None = None) -> Dataset:
     return _named(Dataset, "dataset", slug, field_name)
 
 
+def method_of(slug: str, field_name: str | None = None) -> Method:
+    return _named(Method, "method", slug, field_name)
+
+
 def paper_of(text: str, field_name: str | None = "paper") -> Paper:
     """A paper by its id (slug), or the visible paper its arXiv id names."""
     found = Paper.objects.filter(slug=text).first() or Paper.objects.named_by(text)
@@ -139,6 +144,10 @@ def target_of(operation: str, target: dict) -> Record | None:
         return task_of(target["task_id"])
     if operation.startswith("dataset_") and "dataset_id" in target:
         return dataset_of(target["dataset_id"])
+    if operation.startswith("method_") and "method_id" in target:
+        return method_of(target["method_id"])
+    if operation.startswith(("paper_", "code_link_")) and "paper_id" in target:
+        return paper_of(target["paper_id"], None)
     if "evaluation_id" in target and operation.startswith("evaluation_"):
         board = board_of(target["evaluation_id"])
         if "result_id" in target:
@@ -237,6 +246,8 @@ def dataset_update(data: dict, target: dict, actor: Actor) -> Outcome:
         dataset.name = data["name"]
     if _given(data, "url"):
         dataset.homepage = data["url"]
+    if _given(data, "description"):
+        dataset.description = data["description"]
     _contribute(dataset, actor)
     dataset.save()
     record(dataset, before, actor)
@@ -246,6 +257,22 @@ def dataset_update(data: dict, target: dict, actor: Actor) -> Outcome:
 def dataset_delete(data: dict, target: dict, actor: Actor) -> Outcome:
     delete(dataset_of(target["dataset_id"]), actor)
     return Outcome(204, None)
+
+
+# --- methods ------------------------------------------------------------------------------
+
+
+def method_update(data: dict, target: dict, actor: Actor) -> Outcome:
+    method = method_of(target["method_id"])
+    before = snapshot(method)
+    for name in ("name", "description"):
+        if _given(data, name):
+            setattr(method, name, data[name])
+    _contribute(method, actor)
+    method.save()
+    record(method, before, actor)
+    paper = Paper.objects.filter(pk=method.introduced_by_id).values_list("slug", flat=True)
+    return Outcome(200, shapes.method(method, paper.first()), records={Method: {method.pk}})
 
 
 # --- evaluation tables --------------------------------------------------------------------

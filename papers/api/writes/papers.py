@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from urllib.parse import urlsplit, urlunsplit
 
 from django.db.models import Max
 
 from papers.api import shapes
-from papers.api.writes.operations import Conflict, Invalid, Outcome, _contribute, paper_of
-from papers.contributions.revisions import Actor, record
+from papers.api.writes.operations import (
+    Conflict,
+    Invalid,
+    Outcome,
+    _contribute,
+    _given,
+    paper_of,
+)
+from papers.contributions.revisions import Actor, delete, record, snapshot
 from papers.identifiers import arxiv_slug, parse_arxiv
-from papers.models import Author, CodeLink, Paper, PaperAuthor, Repository
+from papers.models import (
+    Author,
+    CodeLink,
+    Dataset,
+    Method,
+    Paper,
+    PaperAuthor,
+    PaperDataset,
+    PaperMethod,
+    PaperTask,
+    Repository,
+    Task,
+)
 
 
 def paper_add(data: dict, target: dict, actor: Actor) -> Outcome:
@@ -73,3 +93,74 @@ def code_link_add(data: dict, target: dict, actor: Actor) -> Outcome:
     record(link, {}, actor)
     shape = shapes.repository(repository, link.framework, is_official=link.is_official)
     return Outcome(201, {**shape, **shapes.provenance(link)}, papers={paper.pk})
+
+
+# A paper's links to records, by the body's field: (the record's model, the link's).
+LINKS = {
+    "tasks": (Task, PaperTask),
+    "methods": (Method, PaperMethod),
+    "datasets": (Dataset, PaperDataset),
+}
+
+
+def named_records(model, field_name: str, names: list[str]) -> list:
+    """The records the names give (each an id or a name, any case), in order."""
+    found = []
+    for text in names:
+        record_ = (
+            model.objects.filter(slug=text).first()
+            or model.objects.filter(name__iexact=text).order_by("id").first()
+        )
+        if record_ is None:
+            noun = model._meta.verbose_name
+            raise Invalid(field_name, f"no {noun} with id or name {text!r}")
+        if record_ not in found:
+            found.append(record_)
+    return found
+
+
+def _relink(paper: Paper, field_name: str, names: list[str], actor: Actor) -> None:
+    """The paper's links of one kind made the list given: links added and removed, each
+    with its revision (listed in the paper's history)."""
+    model, link_model = LINKS[field_name]
+    key = model._meta.model_name
+    wanted = named_records(model, field_name, names)
+    links = {getattr(link, f"{key}_id"): link for link in link_model.objects.filter(paper=paper)}
+    for link in links.values():
+        if getattr(link, f"{key}_id") not in {r.pk for r in wanted}:
+            delete(link, actor)
+    top = max((link.position for link in links.values()), default=-1)
+    for found in wanted:
+        if found.pk not in links:
+            top += 1
+            extra = {"name": found.name} if hasattr(link_model, "name") else {}
+            link = link_model.objects.create(paper=paper, position=top, **{key: found}, **extra)
+            record(link, {}, actor)
+
+
+def paper_update(data: dict, target: dict, actor: Actor) -> Outcome:
+    from papers.kept import linked_records
+
+    paper = paper_of(target["paper_id"], None)
+    fed_before = linked_records([paper.pk])
+    before = snapshot(paper)
+    if _given(data, "title"):
+        if not data["title"]:
+            raise Invalid("title", "a paper needs a title")
+        paper.title = data["title"]
+    if _given(data, "published"):
+        paper.published = dt.date.fromisoformat(data["published"]) if data["published"] else None
+    if _given(data, "arxiv_id"):
+        arxiv = parse_arxiv(data["arxiv_id"]) if data["arxiv_id"] else ""
+        if data["arxiv_id"] and not arxiv:
+            raise Invalid("arxiv_id", f"not an arXiv id: {data['arxiv_id']!r}")
+        if arxiv and Paper.objects.filter(arxiv_id=arxiv).exclude(pk=paper.pk).exists():
+            raise Invalid("arxiv_id", f"another paper has arXiv id {arxiv}")
+        paper.arxiv_id = arxiv or None
+    _contribute(paper, actor)
+    paper.save()
+    record(paper, before, actor)
+    for field_name in LINKS:
+        if _given(data, field_name):
+            _relink(paper, field_name, data[field_name], actor)
+    return Outcome(200, paper, papers={paper.pk}, records=fed_before)

@@ -14,11 +14,12 @@ from papers.api.writes.operations import (
     evaluation_result_delete,
     evaluation_result_update,
     evaluation_update,
+    method_update,
     task_add,
     task_delete,
     task_update,
 )
-from papers.api.writes.papers import code_link_add, paper_add
+from papers.api.writes.papers import code_link_add, paper_add, paper_update
 from papers.api.writes.sync import evaluation_synchronize
 
 OPERATIONS = {
@@ -28,6 +29,7 @@ OPERATIONS = {
     "dataset_add": dataset_add,
     "dataset_update": dataset_update,
     "dataset_delete": dataset_delete,
+    "method_update": method_update,
     "evaluation_create": evaluation_create,
     "evaluation_update": evaluation_update,
     "evaluation_delete": evaluation_delete,
@@ -39,6 +41,7 @@ OPERATIONS = {
     "evaluation_result_delete": evaluation_result_delete,
     "evaluation_synchronize": evaluation_synchronize,
     "paper_add": paper_add,
+    "paper_update": paper_update,
     "code_link_add": code_link_add,
 }
 DELETES = {name for name in OPERATIONS if name.endswith("_delete")}

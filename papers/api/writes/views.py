@@ -219,6 +219,7 @@ ANSWERS: dict[str, tuple[str, str | None]] = {
     "dataset_add": ("Add a dataset", "Dataset"),
     "dataset_update": ("Change a dataset", "Dataset"),
     "dataset_delete": ("Delete a dataset", None),
+    "method_update": ("Change a method", "Method"),
     "evaluation_create": ("Add an evaluation table (a leaderboard)", "Evaluation"),
     "evaluation_update": ("Change an evaluation table", "Evaluation"),
     "evaluation_delete": ("Delete an evaluation table", None),
@@ -233,6 +234,10 @@ ANSWERS: dict[str, tuple[str, str | None]] = {
         "EvaluationSync",
     ),
     "paper_add": ("Add a paper", "Paper"),
+    "paper_update": (
+        "Correct a paper: its title, date, arXiv id, tasks, methods, datasets",
+        "Paper",
+    ),
     "code_link_add": ("Add a code link to a paper", "Repository"),
 }
 
