@@ -35,6 +35,7 @@ from papers.models import (
     Paper,
     Proposal,
     Repository,
+    ResultVerification,
     Revision,
     Task,
 )
@@ -53,11 +54,11 @@ class Kind:
 # The kinds of record /changes filters by: the models whose revisions each takes, and the
 # write calls (papers.api.writes.registry) whose proposals it takes.
 KINDS: dict[str, Kind] = {
-    "paper": Kind("Papers", (Paper,), ("paper_add",)),
+    "paper": Kind("Papers", (Paper,), ("paper_add", "paper_update")),
     "code": Kind("Code links and repositories", (CodeLink, Repository), ("code_link_add",)),
     "result": Kind(
         "Results",
-        (LeaderboardRow,),
+        (LeaderboardRow, ResultVerification),
         ("evaluation_result_add", "evaluation_result_update", "evaluation_result_delete"),
     ),
     "board": Kind(
@@ -77,7 +78,7 @@ KINDS: dict[str, Kind] = {
     ),
     "task": Kind("Tasks", (Task,), ("task_add", "task_update", "task_delete")),
     "dataset": Kind("Datasets", (Dataset,), ("dataset_add", "dataset_update", "dataset_delete")),
-    "method": Kind("Methods", (Method,)),
+    "method": Kind("Methods", (Method,), ("method_update",)),
     "import": Kind("Imports"),
 }
 

@@ -348,3 +348,17 @@ def test_the_history_pages_keep_their_diffs(client, written):
 
 def test_the_footer_links_recent_changes(client, written):
     assert 'href="/changes"' in client.get("/about").content.decode()
+
+
+def test_an_authors_verdict_is_a_result_change_linked_to_its_board(client, written, alice):
+    from papers.contributions.authors import set_verdict
+
+    row = LeaderboardRow.objects.get(model_name="Alice net")
+    set_verdict(row, alice, "disputed", "Table 2 says 93%.")
+    response, html = get(client, kind="result")
+    assert response.status_code == 200
+    newest = entry_ids(html)[0]
+    revision = Revision.objects.order_by("-id").first()
+    assert newest == f"revision-{revision.pk}"
+    section = html.split(f'id="{newest}"', 1)[1].split("</section>", 1)[0]
+    assert BOARD_URL in section and "Table 2 says 93%." in section
