@@ -206,3 +206,32 @@ def test_an_import_that_grows_the_archive_leaves_the_planner_its_statistics(tmp_
     changed = [{**PAPERS[0], "title": "A new title"}]
     assert run_import(write(tmp_path / "again.json", changed))[0] == 0
     assert _planner_statistics() == set()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_imports_last_steps_run_with_a_small_page_cache_and_give_memory_back(
+    tmp_path, monkeypatch
+):
+    """The batches' large page cache is shrunk before the loader's last steps (counts and
+    rankings read whole tables), and the freed pages are handed back to the system: an
+    import's resident size peaked there."""
+    from papers.archive import memory
+    from papers.archive.engines.sqlite import session
+    from papers.archive.engines.sqlite.indexes import BUILD_CACHE_KIB
+
+    seen = []
+    finish = session.SQLiteBulkSession.before_finish
+
+    def spy(self):
+        finish(self)
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA cache_size")
+            seen.append(cursor.fetchone()[0])
+
+    released = []
+    monkeypatch.setattr(session.SQLiteBulkSession, "before_finish", spy)
+    monkeypatch.setattr(memory, "_MALLOC_TRIM", lambda pad: released.append(pad))
+    status, _, err = run_import(write(tmp_path / "p.json", PAPERS))
+    assert status == 0, err
+    assert seen == [-BUILD_CACHE_KIB]
+    assert released == [0]
