@@ -16,7 +16,7 @@ from django.db.models import Case, IntegerField, Value, When
 from django.urls import reverse
 from django.utils.html import format_html
 
-from papers.admin.contributions import ModerationForm
+from papers.admin.contributions import ModerationForm, ReadOnly
 from papers.contributions.authors import decide
 from papers.models import AuthorClaim, Member, ResultVerification
 from papers.models.accounts import Verdict
@@ -31,7 +31,7 @@ def _first(field: str, value: str) -> Case:
 
 
 @admin.register(AuthorClaim)
-class AuthorClaimAdmin(admin.ModelAdmin):
+class AuthorClaimAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["id", "created_at", "user", "paper_link", "email", "homepage", "status",
                     "moderator"]  # fmt: skip
     list_filter = ["status"]
@@ -42,12 +42,6 @@ class AuthorClaimAdmin(admin.ModelAdmin):
     fields = ["created_at", "user", "paper_link", "email", "homepage", "note", "status",
               "reason", "moderator", "decided_at"]  # fmt: skip
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def get_ordering(self, request):
         return [_first("status", Status.PENDING).asc(), "-id"]
@@ -89,19 +83,13 @@ class AuthorClaimAdmin(admin.ModelAdmin):
 
 
 @admin.register(ResultVerification)
-class ResultVerificationAdmin(admin.ModelAdmin):
+class ResultVerificationAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["row_link", "verdict", "note", "user", "at"]
     list_filter = ["verdict"]
     list_select_related = ["row__leaderboard__task", "row__leaderboard__dataset", "user"]
     search_fields = ["note", "user__username", "row__model_name"]
     fields = ["row_link", "verdict", "note", "user", "at"]
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def get_ordering(self, request):
         return [_first("verdict", Verdict.DISPUTED).asc(), "-at", "-id"]

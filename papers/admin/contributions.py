@@ -96,8 +96,18 @@ def _text(value) -> str:
     return text if len(text) <= 2000 else text[:2000] + "…"
 
 
+class ReadOnly:
+    """Records the site writes and staff only read (and act on through actions)."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Revision)
-class RevisionAdmin(admin.ModelAdmin):
+class RevisionAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["id", "created_at", "who", "via", "action", "object_repr", "comment"]
     list_filter = ["via", "action", "content_type"]
     list_select_related = ["user", "moderator", "content_type"]
@@ -109,12 +119,6 @@ class RevisionAdmin(admin.ModelAdmin):
         "comment", "diff", "summary", "reverts", "proposal", "token",
     ]  # fmt: skip
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def has_delete_permission(self, request, obj=None):
         return False
@@ -150,7 +154,7 @@ class ModerationForm(ActionForm):
 
 
 @admin.register(Proposal)
-class ProposalAdmin(admin.ModelAdmin):
+class ProposalAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["id", "created_at", "user", "operation", "target", "status", "moderator"]
     list_filter = ["status", "operation"]
     list_select_related = ["user", "moderator"]
@@ -162,12 +166,6 @@ class ProposalAdmin(admin.ModelAdmin):
         "reason", "moderator", "decided_at",
     ]  # fmt: skip
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def get_queryset(self, request):
         return super().get_queryset(request).order_by("-status", "-id")

@@ -78,13 +78,10 @@ class FieldErrors(Exception):
 
 def prepare(operation: str, body: dict) -> dict:
     """The call's body validated as the API validates it (JSON-safe), or FieldErrors."""
-    from papers.api.writes.fields import FORMS, UPDATES, validate
+    from papers.api.writes.fields import checked
     from papers.api.writes.views import _json_safe
 
-    form = FORMS.get(operation)
-    if form is None:
-        return {}
-    cleaned, errors = validate(form, body, partial=operation in UPDATES)
+    cleaned, errors = checked(operation, body)
     if errors:
         raise FieldErrors({k: list(v) for k, v in errors.items()})
     return _json_safe(cleaned)

@@ -10,12 +10,11 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from papers.kept import refresh_all as refresh_browse_counts
-from papers.kept.papers import refresh_counts
-from papers.models import Dataset, Leaderboard, LeaderboardMetric, LeaderboardRow, Paper, Task
+from papers.models import LeaderboardRow
 from tests.accounts.test_accounts import PASSWORD
 from tests.browser import PHONE, axe_violations, require_chromium, sideways_overflow
 from tests.contribute.conftest import make_user
+from tests.e2e.boards import BOARD, make_board
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -23,35 +22,11 @@ require_chromium()
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-BOARD = "/sota/image-classification-on-imagenet"
-
 
 @pytest.fixture
 def site(live_server):
     """A board of three results, a paper not on it yet, and a trusted contributor."""
-    task = Task.objects.create(slug="image-classification", name="Image Classification")
-    board = Leaderboard.objects.create(
-        task=task, dataset=Dataset.objects.create(slug="imagenet", name="ImageNet")
-    )
-    LeaderboardMetric.objects.create(leaderboard=board, name="Top-1 Accuracy", position=0)
-    LeaderboardMetric.objects.create(leaderboard=board, name="Params", position=1)
-    for i in range(3):
-        paper = Paper.objects.create(
-            slug=f"net-{i}", title=f"Residual network {i}", published=f"{2016 + i}-03-01"
-        )
-        LeaderboardRow.objects.create(
-            leaderboard=board,
-            row_key=f"r{i}",
-            position=i,
-            model_name=f"ResNet-{i}",
-            paper=paper,
-            metrics={"Top-1 Accuracy": f"{80 + i}", "Params": "25M"},
-        )
-    Paper.objects.create(
-        slug="new-net", title="A newer network", arxiv_id="2301.00042", published="2023-01-05"
-    )
-    refresh_counts(Paper.objects.values_list("id", flat=True))
-    refresh_browse_counts()
+    make_board()
     make_user("trusted", "reader")
     return live_server.url
 

@@ -18,58 +18,30 @@ from django.core import mail
 from django.test import Client
 from playwright.sync_api import expect
 
-from papers.kept import refresh_all as refresh_browse_counts
-from papers.kept.papers import refresh_counts
 from papers.models import (
     AuthorClaim,
-    Dataset,
-    Leaderboard,
-    LeaderboardMetric,
     LeaderboardRow,
-    Paper,
     Proposal,
     ResultVerification,
-    Task,
 )
 from papers.models.contributions import Status
 from tests.accounts.test_accounts import PASSWORD
 from tests.browser import PHONE, axe_violations, require_chromium, sideways_overflow
 from tests.contribute.conftest import make_user
+from tests.e2e.boards import BOARD, make_board
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 require_chromium()
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-BOARD = "/sota/image-classification-on-imagenet"
 PAPER = "/paper/new-net"
 
 
 @pytest.fixture
 def site(live_server):
     """A board of three results, a paper not on it yet, and a moderator (a superuser)."""
-    task = Task.objects.create(slug="image-classification", name="Image Classification")
-    board = Leaderboard.objects.create(
-        task=task, dataset=Dataset.objects.create(slug="imagenet", name="ImageNet")
-    )
-    LeaderboardMetric.objects.create(leaderboard=board, name="Top-1 Accuracy", position=0)
-    for i in range(3):
-        paper = Paper.objects.create(
-            slug=f"net-{i}", title=f"Residual network {i}", published=f"{2016 + i}-03-01"
-        )
-        LeaderboardRow.objects.create(
-            leaderboard=board,
-            row_key=f"r{i}",
-            position=i,
-            model_name=f"ResNet-{i}",
-            paper=paper,
-            metrics={"Top-1 Accuracy": f"{80 + i}"},
-        )
-    Paper.objects.create(
-        slug="new-net", title="A newer network", arxiv_id="2301.00042", published="2023-01-05"
-    )
-    refresh_counts(Paper.objects.values_list("id", flat=True))
-    refresh_browse_counts()
+    make_board()
     moderator = make_user("staff", "moderator")
     moderator.is_superuser = True
     moderator.save(update_fields=["is_superuser"])

@@ -331,3 +331,12 @@ def validate(
     if not form.is_valid():
         return {}, {name: [str(m) for m in messages] for name, messages in form.errors.items()}
     return form.cleaned_data, {}
+
+
+def checked(operation: str, body: dict) -> tuple[dict, dict[str, list[str]]]:
+    """A call's body validated by its form (an update's only where given): (cleaned
+    values, errors by field name). A call without a body checks nothing."""
+    form = FORMS.get(operation)
+    if form is None:
+        return {}, {}
+    return validate(form, body, partial=operation in UPDATES)

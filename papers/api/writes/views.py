@@ -31,7 +31,7 @@ from codewithpapers.http import json_error, json_response
 from codewithpapers.sessions import api_token
 from papers.api import shapes
 from papers.api.openapi import INTEGER, STRING, component, declare, nullable, ref
-from papers.api.writes.fields import FORMS, UPDATES, validate
+from papers.api.writes.fields import FORMS, UPDATES, checked
 from papers.api.writes.operations import (
     Conflict,
     Invalid,
@@ -81,10 +81,7 @@ def body_of(request: HttpRequest, operation: str) -> dict:
 
 
 def validated(operation: str, body: dict) -> dict:
-    form = FORMS.get(operation)
-    if form is None:
-        return {}
-    cleaned, errors = validate(form, body, partial=operation in UPDATES)
+    cleaned, errors = checked(operation, body)
     if errors:
         first = next(iter(errors))
         raise Refused(400, f"{first}: {' '.join(errors[first])}", field=first, errors=errors)
