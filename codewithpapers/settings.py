@@ -380,26 +380,26 @@ SITE_WRITES_PER_HOUR_PER_ADDRESS = env_int("SITE_WRITES_PER_HOUR_PER_ADDRESS", 6
 # An account younger than this many days writes proposals whatever its level.
 NEW_ACCOUNT_DAYS = env_int("NEW_ACCOUNT_DAYS", 7, minimum=0)
 
-# Email: printed to the console unless EMAIL_HOST is set (then SMTP, with STARTTLS
-# unless EMAIL_USE_TLS=false).
+# Email: SMTP to EMAIL_HOST (STARTTLS unless EMAIL_USE_TLS=false); without it, printed to
+# the console in development (DEBUG) and handed to the machine's own mail server
+# (localhost:25) in production.
 _email_host = env_str("EMAIL_HOST", "")
-MAILERS = {
-    "default": (
-        {
+if _email_host or not DEBUG:
+    MAILERS = {
+        "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
-                "host": _email_host,
-                "port": env_int("EMAIL_PORT", 587, minimum=1),
+                "host": _email_host or "localhost",
+                "port": env_int("EMAIL_PORT", 587 if _email_host else 25, minimum=1),
                 "username": env_str("EMAIL_HOST_USER", ""),
                 "password": env_str("EMAIL_HOST_PASSWORD", ""),
-                "use_tls": env_bool("EMAIL_USE_TLS", True),
+                "use_tls": env_bool("EMAIL_USE_TLS", bool(_email_host)),
                 "timeout": 10,
             },
         }
-        if _email_host
-        else {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
-    )
-}
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Code with Papers <noreply@codewithpapers.app>")
 
 # Sign-in with GitHub or ORCID: off unless the provider's client id and secret are set.

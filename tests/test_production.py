@@ -79,9 +79,10 @@ def test_no_template_carries_inline_scripts_or_styles(template: Path):
 
 def test_the_scripts_are_vendored_htmx_told_to_inject_no_styles_and_our_own(client):
     scripts = sorted(p.name for p in (ROOT / "static" / "js").iterdir())
-    assert scripts == ["htmx-2.0.11.min.js", "site.js"]
-    own = (ROOT / "static" / "js" / "site.js").read_text()
-    assert not re.search(r"\beval\(|new Function|innerHTML|\.style\b", own)
+    assert scripts == ["badges.js", "htmx-2.0.11.min.js", "site.js"]
+    for name in ("site.js", "badges.js"):
+        own = (ROOT / "static" / "js" / name).read_text()
+        assert not re.search(r"\beval\(|new Function|innerHTML|\.style\b", own), name
     body = client.get("/about").content.decode()
     meta = re.search(r"<meta name=\"htmx-config\" content='([^']*)'>", body)
     assert meta, "htmx-config meta tag missing"
