@@ -219,6 +219,9 @@ def test_the_imports_last_steps_run_with_a_small_page_cache_and_give_memory_back
     from papers.archive.engines.sqlite import session
     from papers.archive.engines.sqlite.indexes import BUILD_CACHE_KIB
 
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA cache_size")
+        before = cursor.fetchone()[0]
     seen = []
     finish = session.SQLiteBulkSession.before_finish
 
@@ -235,3 +238,6 @@ def test_the_imports_last_steps_run_with_a_small_page_cache_and_give_memory_back
     assert status == 0, err
     assert seen == [-BUILD_CACHE_KIB]
     assert released == [0]
+    with connection.cursor() as cursor:  # and the connection is left as it was found
+        cursor.execute("PRAGMA cache_size")
+        assert cursor.fetchone()[0] == before

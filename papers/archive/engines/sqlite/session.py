@@ -28,6 +28,7 @@ class SQLiteBulkSession(BulkSession):
     indexes = SQLiteIndexes()
     side: SideIndex | None = None
     papers_at_start = 0
+    cache_size = -2000  # SQLite's default; enter() reads the connection's own
 
     def enter(self) -> None:
         # A bigger page cache for this connection: an archive import walks B-trees (slug,
@@ -36,12 +37,17 @@ class SQLiteBulkSession(BulkSession):
         # into the database, and the default (every 4 MB of WAL) would come after every
         # batch, writing a page that each batch changes twice a batch.
         with connection.cursor() as cursor:
+            cursor.execute("PRAGMA cache_size")
+            self.cache_size = cursor.fetchone()[0]
             cursor.execute(f"PRAGMA cache_size = -{IMPORT_CACHE_KIB}")
             cursor.execute(f"PRAGMA wal_autocheckpoint = {IMPORT_CHECKPOINT_PAGES}")
 
     def exit(self) -> None:
+        """The connection as the import found it (the write API imports in a serving
+        process, whose connection lives on)."""
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA wal_autocheckpoint = {DEFAULT_CHECKPOINT_PAGES}")
+            cursor.execute(f"PRAGMA cache_size = {int(self.cache_size)}")
 
     def begin(self, paths, kind, workers: int, papers: int) -> None:
         self.papers_at_start = papers
