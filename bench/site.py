@@ -434,18 +434,26 @@ def badge_urls(rng: random.Random, requests: int) -> dict[str, list[str]]:
     }
 
 
-def board_baseline(boards: dict[str, str], measure, requests: int) -> list[dict]:
-    """The leaderboard pages as they were before papers.kept.rankings kept each board's
-    ranking: every row read, ranked and charted, and joined to its paper, per request
-    (the page's own fallback when nothing is kept, with no cache)."""
+def board_baseline(
+    boards: dict[str, str | list[str]], measure, requests: int, *, badges: bool = False
+) -> list[dict]:
+    """The leaderboard pages (or badges) as they were before papers.kept.rankings kept
+    each board's ranking: every row read, ranked (and charted), per request (the page's
+    own fallback when nothing is kept, with no cache)."""
     from unittest import mock
 
     from papers.kept import rankings
+    from papers.leaderboards import badge
 
     found = []
-    with mock.patch.object(rankings, "kept_facts", lambda *args, **kwargs: (None, None)):
+    ignored = (
+        mock.patch.object(badge, "VERSION", object())  # no kept ranking is of this version
+        if badges
+        else mock.patch.object(rankings, "kept_facts", lambda *args, **kwargs: (None, None))
+    )
+    with ignored:
         for name, url in boards.items():
-            urls = [url] * requests
+            urls = url if isinstance(url, list) else [url] * requests
             measure(urls[:1])  # warm
             times = measure(urls)
             p50, p95 = percentiles(times.wall)
@@ -539,8 +547,8 @@ def engine_main(
     )
     if "browse" in kinds:
         cases += [("browse", name, same(url)) for name, url in browse_urls().items()]
-    if "badge" in kinds:
-        cases += [("badge", name, urls) for name, urls in badge_urls(rng, requests).items()]
+    badges = badge_urls(rng, requests) if "badge" in kinds else {}
+    cases += [("badge", name, urls) for name, urls in badges.items()]
     cases += long_tail_urls(rng, requests)
     cases = [case for case in cases if case[0] in kinds and (not only or only in case[1])]
     # How many papers each search matches, as the page says it ("10,000+" past the cap).
@@ -623,6 +631,10 @@ def engine_main(
             {name: url for name, url in browse_urls().items() if url.startswith("/sota/")},
             lambda urls: timed_cpu(get, urls, backend),
             requests,
+        )
+    if badges:
+        naive += board_baseline(
+            badges, lambda urls: timed_cpu(get, urls, backend), requests, badges=True
         )
     print(
         "RESULT "
