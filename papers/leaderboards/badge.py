@@ -15,13 +15,10 @@ with white text, readable on light and dark pages, its full text in `aria-label`
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
-from django.db import connection
-from django.db.models import JSONField, Q, Subquery, Value
-from django.db.models.expressions import RawSQL
+from django.db.models import Q, Subquery
 from django.utils.html import escape
 
 from papers.identifiers import board_slug, board_splits, split_evaluation_id
@@ -29,6 +26,7 @@ from papers.kept.rankings import VERSION
 from papers.metrics import metric_text
 from papers.models import Leaderboard, LeaderboardMetric, LeaderboardRow, MetricRanking
 from papers.models.accounts import Verdict
+from papers.models.leaderboards import FirstRanked
 
 MAX_SLUG = 255  # Paper.slug's length: a longer parameter names no paper
 MAX_TEXT = 40  # characters of a name or value shown; the title holds them whole
@@ -72,38 +70,14 @@ def _splits(slug: str) -> Q | None:
     return wanted
 
 
-# The first [row id, rank] of a kept ranking (best first) whose row is one of the given
-# ids and ranked, found by the database in the stored JSON: the biggest board's ranking
-# is ~9,500 pairs, which decoded in Python cost more than the rest of the badge.
-_BEST_KEPT = {
-    "postgresql": (
-        "(SELECT e FROM jsonb_array_elements(papers_metricranking.ranks) WITH ORDINALITY "
-        "AS r(e, n) WHERE (e->>0)::bigint = ANY(%s) AND jsonb_typeof(e->1) = 'number' "
-        "ORDER BY n LIMIT 1)"
-    ),
-    "sqlite": (
-        "(SELECT value FROM json_each(papers_metricranking.ranks) "
-        "WHERE json_extract(value, '$[0]') IN (SELECT value FROM json_each(%s)) "
-        "AND json_type(value, '$[1]') = 'integer' ORDER BY key LIMIT 1)"
-    ),
-}
-
-
 def _best_rank(board_id: int, row_ids: list[int]) -> tuple[str, tuple[int, int]] | None:
     """The first metric's name and the best-ranked of `row_ids` by it ([row id, rank]):
     from the kept ranking (one query), else as the board's page works it out; None for a
     board without a metric, or when none of the rows is ranked."""
     first = LeaderboardMetric.objects.filter(leaderboard_id=board_id).order_by("position", "id")
-    vendor = connection.vendor
-    ids = list(row_ids) if vendor == "postgresql" else json.dumps(list(row_ids))
-    best = (
-        RawSQL(_BEST_KEPT[vendor], (ids,), output_field=JSONField())
-        if vendor in _BEST_KEPT
-        else None
-    )
     kept = (
         MetricRanking.objects.filter(metric_id=Subquery(first.values("id")[:1]))
-        .annotate(best=best if best is not None else Value(None, output_field=JSONField()))
+        .annotate(best=FirstRanked("ranks", row_ids))
         .values_list(
             "metric__name",
             "metric__lower_is_better",
@@ -112,18 +86,15 @@ def _best_rank(board_id: int, row_ids: list[int]) -> tuple[str, tuple[int, int]]
             "lower_is_better",
             "version",
             "best",
-            *([] if best is not None else ["ranks"]),
         )
         .first()
     )
     if kept is not None:
-        name, chosen, stated, kept_name, kept_lower, version, found, *ranks = kept
+        name, chosen, stated, kept_name, kept_lower, version, found = kept
         metric = LeaderboardMetric(
             name=name, lower_is_better=chosen, stated_lower_is_better=stated
         )
         if (name, metric.is_lower_better, version) == (kept_name, kept_lower, VERSION):
-            if ranks:
-                found = _first_ranked(ranks[0], row_ids)
             return (name, tuple(found)) if found else None
     from papers.leaderboards.board import board_ranking
 
