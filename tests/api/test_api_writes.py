@@ -81,6 +81,8 @@ CALLS = {
          "results": [{"metrics": {"F1": 1}, "methodology": "Y", "evaluated_on": "2024-01-01"}]},
     ),
     "paper_add": ("post", "/api/v1/papers/", {"arxiv_id": "2401.00001", "title": "New"}),
+    "paper_update": ("patch", "/api/v1/papers/paper-1/", {"title": "A corrected title"}),
+    "method_update": ("patch", "/api/v1/methods/method-1/", {"description": "Better words."}),
     "code_link_add": (
         "post", "/api/v1/papers/paper-1/repositories/",
         {"url": "https://GitHub.com/new/repo.git/", "framework": "JAX", "is_official": True},
