@@ -14,8 +14,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
+from codewithpapers.middleware import client_address
 from papers.contributions import tokens
-from papers.contributions.site import email_verified, site_level
+from papers.contributions.site import email_verified, site_level, wait_for
 from papers.models import ApiToken, AuthorClaim, Level, Proposal, Revision
 from papers.models.contributions import Status
 
@@ -49,7 +50,9 @@ def profile(request: HttpRequest) -> HttpResponse:
     new_key = None
     if request.method == "POST":
         live = ApiToken.objects.filter(user=user, revoked_at__isnull=True).count()
-        if live >= MAX_TOKENS:
+        if wait := wait_for(user, client_address("site-writes", request)):
+            form.add_error(None, f"Too many writes this hour: try again in {wait} s.")
+        elif live >= MAX_TOKENS:
             form.add_error(None, f"You hold {MAX_TOKENS} live tokens: revoke one first.")
         elif form.is_valid():
             level = site_level(user)

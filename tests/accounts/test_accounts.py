@@ -221,3 +221,13 @@ def test_oauth_providers_are_switched_on_by_their_settings():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["True", "False", "abc"]
+
+
+def test_making_tokens_counts_against_the_hourly_write_allowance(client, settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.SITE_WRITES_PER_HOUR = 2
+    client.force_login(verified_user())
+    for n in range(3):
+        page = client.post(reverse("accounts-profile"), {"name": f"t{n}"}).content.decode()
+    assert ApiToken.objects.count() == 2
+    assert "Too many writes this hour" in page
