@@ -17,13 +17,13 @@ from django.utils.cache import get_conditional_response, patch_cache_control, se
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from codewithpapers.middleware import client_address, reads
+from codewithpapers.middleware import reads
 from papers.contributions import authors
-from papers.contributions.site import wait_for
 from papers.leaderboards.badge import badge_svg, find_badge, missing_svg
 from papers.models import AuthorClaim, LeaderboardRow, Paper
 from papers.models.accounts import Verdict
 from papers.views.common import HtmxHttpRequest, wants_fragment
+from papers.views.contribute import over_allowance
 
 # --- claims -------------------------------------------------------------------------------
 
@@ -63,15 +63,6 @@ def _paper(slug: str) -> Paper:
     return get_object_or_404(Paper.objects.visible().only("id", "slug", "title"), slug=slug)
 
 
-def _too_many(request: HttpRequest) -> HttpResponse | None:
-    retry = wait_for(request.user, client_address("site-writes", request))
-    if not retry:
-        return None
-    response = render(request, "429.html", {"retry_after": retry}, status=429)
-    response["Retry-After"] = str(retry)
-    return response
-
-
 @require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def claim(request: HtmxHttpRequest, slug: str) -> HttpResponse:
@@ -86,7 +77,7 @@ def claim(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         form = ClaimForm(request.POST if request.method == "POST" else None)
         if request.method == "POST":
             if form.is_valid():
-                if refused := _too_many(request):
+                if refused := over_allowance(request):
                     return refused
                 try:
                     made = authors.make_claim(request.user, paper, **form.cleaned_data)
@@ -149,7 +140,7 @@ def verdict(request: HtmxHttpRequest, slug: str, row: int) -> HttpResponse:
     status = 200
     if request.method == "POST":
         if form.is_valid():
-            if refused := _too_many(request):
+            if refused := over_allowance(request):
                 return refused
             data = form.cleaned_data
             authors.set_verdict(found, request.user, data["verdict"], data["note"].strip())

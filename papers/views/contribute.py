@@ -72,9 +72,8 @@ def _write(
     except forms.ValidationError as exc:
         form.add_error(None, exc)
         return None
-    wait = wait_for(request.user, client_address("site-writes", request))
-    if wait:
-        return _too_many(request, wait)
+    if refused := over_allowance(request):
+        return refused
     try:
         data = prepare(call.operation, call.body)
         done = submit(
@@ -102,7 +101,12 @@ def _write(
     return done, _said(done, call.noun, call.held)
 
 
-def _too_many(request: HttpRequest, wait: int) -> HttpResponse:
+def over_allowance(request: HttpRequest) -> HttpResponse | None:
+    """Count one site write of the signed-in reader and their address: None when it may
+    go ahead, else the 429 (a page, or the fragment htmx asked for) with Retry-After."""
+    wait = wait_for(request.user, client_address("site-writes", request))
+    if not wait:
+        return None
     template = "contribute/too_many.html"
     if wants_fragment(request):
         template += "#notice"
