@@ -107,12 +107,21 @@ def search(
     the engine may check a match against early."""
     parsed = parse(text)
     page = _search(parsed, base, sort, offset, limit, facets, narrowed_by)
-    if not page.total and (relaxed := parsed.relaxed()) is not None:
-        # A long query no paper matches whole (a pasted title with a word wrong): the
-        # papers that match every word but one, ranked (each alone is as selective as
-        # the query nearly is, so the matches stay few).
-        page = _search(relaxed, base, sort, offset, limit, facets, narrowed_by)
-    return page
+    relaxed = parsed.relaxed()
+    if page.total or relaxed is None or base.query.is_empty():
+        return page
+    # A long query no paper matches whole (a pasted title with a word wrong): the papers
+    # that match every word but one, ranked (each alone is as selective as the query
+    # nearly is, so the matches stay few). When a word is in no paper at all (the wrong
+    # word, mostly), those are the papers that match every other word: searched as such,
+    # the engine reads no conjunction that holds the missing word. When two are in none,
+    # no paper matches all but one.
+    absent = backend_for(parsed, base, narrowed_by).absent_groups()
+    if len(absent) > relaxed.spare:
+        return page
+    if absent:
+        relaxed = parsed.without(absent)
+    return _search(relaxed, base, sort, offset, limit, facets, narrowed_by)
 
 
 def _search(

@@ -25,11 +25,19 @@ FIELDS = ("title", "abstract")  # fields a term may be kept to
 RELAXED_FROM = 4  # groups (words, phrases) from which a query that matches nothing is relaxed
 _TOKEN = re.compile(r'-?"[^"]*"?|\S+')
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters and digits only
-# Dropped from bare words so that both engines agree (PostgreSQL's English
-# configuration ignores them; SQLite's porter tokenizer would require them).
+# Dropped from bare words so that both engines agree: PostgreSQL's English configuration
+# (its snowball english.stop, which these are) leaves them out of its index and its
+# queries, while SQLite's FTS5 indexes every word and would require them, reading a
+# common word's every match to find none of the pages that omit it ("how can we …").
 STOP_WORDS = frozenset(
-    "a an and are as at be but by for from has have in into is it its of on or that the "
-    "their then there these this to was were which will with".split()
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his "
+    "himself she her hers herself it its itself they them their theirs themselves what "
+    "which who whom this that these those am is are was were be been being have has had "
+    "having do does did doing a an the and but if or because as until while of at by for "
+    "with about against between into through during before after above below to from up "
+    "down in out on off over under again further then once here there when where why how "
+    "all any both each few more most other some such no nor not only own same so than too "
+    "very s t can will just don should now".split()
 )
 
 
@@ -72,6 +80,11 @@ class ParsedQuery:
         if self.spare or len(self.groups) < RELAXED_FROM:
             return None
         return replace(self, spare=1)
+
+    def without(self, positions: list[int]) -> ParsedQuery:
+        """The same query less the groups at `positions`, every other group required."""
+        groups = [group for i, group in enumerate(self.groups) if i not in positions]
+        return replace(self, groups=groups, spare=0)
 
     def all_but(self) -> list[list[list[Term]]]:
         """The conjunctions of groups the query is the union of: itself, or (relaxed)

@@ -167,6 +167,13 @@ class SQLiteBackend(Backend):
                 params.extend(rows_params)
         return "".join(clauses), tuple(params)
 
+    def _any_match(self) -> tuple[str, list]:
+        return (
+            "(SELECT COUNT(*) FROM (SELECT 1 FROM papers_paper_fts "
+            "WHERE papers_paper_fts MATCH %s LIMIT 1))",
+            [self.match()],
+        )
+
     def title_first_window(
         self, offset: int, limit: int, candidates: int
     ) -> tuple[list[int], int | None]:
