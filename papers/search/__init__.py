@@ -114,8 +114,9 @@ def search(
     # that match every word but one, ranked (each alone is as selective as the query
     # nearly is, so the matches stay few). When a word is in no paper at all (the wrong
     # word, mostly), those are the papers that match every other word: searched as such,
-    # the engine reads no conjunction that holds the missing word. When two are in none,
-    # no paper matches all but one.
+    # the engine reads no conjunction that holds the missing word (for an engine that
+    # looks for such words: Backend.absent_groups). When two are in none, no paper
+    # matches all but one.
     absent = backend_for(parsed, base, narrowed_by).absent_groups()
     if len(absent) > relaxed.spare:
         return page

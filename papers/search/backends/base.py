@@ -155,20 +155,11 @@ class Backend:
         return [row[0] for row in self._fetch(sql, params)]
 
     def absent_groups(self) -> list[int]:
-        """The positions of the query's groups that no paper in the index matches, in
-        one query: each is a probe of the index for one match (a word no paper holds
-        is found absent at once; a common one, present at its first match)."""
-        probes = [
-            self.reading(ParsedQuery(groups=[group]))._any_match() for group in self.parsed.groups
-        ]
-        sql = "SELECT " + ", ".join(probe for probe, _ in probes)
-        row = self._fetch(sql, [param for _, params in probes for param in params])[0]
-        return [i for i, found in enumerate(row) if not found]
-
-    def _any_match(self) -> tuple[str, list]:
-        """SQL of a scalar true (non-zero) when some paper in the index matches the query,
-        whatever `base`, and its params."""
-        raise NotImplementedError
+        """Positions of the query's groups that no paper in the index matches, for an
+        engine whose relaxed query (ParsedQuery.relaxed) reads every conjunction's words
+        (SQLite); [] for one that finds a relaxed query's matches from its two rarest
+        groups alone (PostgreSQL's GIN index), where probing common words costs more."""
+        return []
 
     def title_first_window(
         self, offset: int, limit: int, candidates: int

@@ -184,10 +184,6 @@ class PostgresBackend(Backend):
             .values("id", "score", *self.COLUMNS[1:])[:limit]
         )
 
-    def _any_match(self) -> tuple[str, list]:
-        query, params = self.tsquery()
-        return f'EXISTS (SELECT 1 FROM papers_paper WHERE "search_vector" @@ {query})', params
-
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         if not ids:
             return {}

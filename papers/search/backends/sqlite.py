@@ -167,12 +167,20 @@ class SQLiteBackend(Backend):
                 params.extend(rows_params)
         return "".join(clauses), tuple(params)
 
-    def _any_match(self) -> tuple[str, list]:
-        return (
+    def absent_groups(self) -> list[int]:
+        """bm25() reads each word's matches once for every conjunction of a relaxed query
+        that holds it (a title of ten words: ninety reads). Probed here in one query, one
+        index lookup a group: a word no paper holds is found absent at once, a common one
+        present at its first match."""
+        probes = [
+            self.reading(ParsedQuery(groups=[group])).match() for group in self.parsed.groups
+        ]
+        probe = (
             "(SELECT COUNT(*) FROM (SELECT 1 FROM papers_paper_fts "
-            "WHERE papers_paper_fts MATCH %s LIMIT 1))",
-            [self.match()],
+            "WHERE papers_paper_fts MATCH %s LIMIT 1))"
         )
+        row = self._fetch("SELECT " + ", ".join([probe] * len(probes)), probes)[0]
+        return [i for i, found in enumerate(row) if not found]
 
     def title_first_window(
         self, offset: int, limit: int, candidates: int
