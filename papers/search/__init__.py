@@ -49,6 +49,9 @@ class SearchPage:
     # Papers with code, official code, each framework and each sample status among all
     # the matches; None past the cap.
     facets: dict[str, dict[str, int]] | None = None
+    # No paper matched every word, so these match all but one (search()): None when
+    # every word matched; the words no paper holds when those were left out, else [].
+    left_out: list[str] | None = None
 
     @property
     def total_display(self) -> str:
@@ -122,7 +125,9 @@ def search(
         return page
     if absent:
         relaxed = parsed.without(absent)
-    return _search(relaxed, base, sort, offset, limit, facets, narrowed_by)
+    page = _search(relaxed, base, sort, offset, limit, facets, narrowed_by)
+    page.left_out = [" ".join(t.words) for i in absent for t in parsed.groups[i]]
+    return page
 
 
 def _search(

@@ -275,3 +275,24 @@ def test_an_invalid_filter_shows_the_search_page_with_the_message(client, db):
         "/search", {"year_from": "2020", "year_to": "2010"}, headers={"HX-Request": "true"}
     )
     assert fragment.status_code == 400 and '<section id="results"' in fragment.content.decode()
+
+
+def test_a_title_with_a_word_no_paper_holds_says_which_word_it_left_out(client, db):
+    Paper.objects.create(slug="gpt", title="Language Models are Few-Shot Learners")
+    Paper.objects.create(slug="sota", title="A State-of-the-art Parser")
+    text = _text(
+        client.get("/search", {"q": "Language Models are Banana Learners "}).content.decode()
+    )
+    assert "1 paper for" in text
+    # SQLite looks for the words no paper holds (SQLiteBackend.absent_groups) and names
+    # them; PostgreSQL answers the relaxed query without looking.
+    named = "no paper holds “banana”, so these match the others."
+    said = named if connection.vendor == "sqlite" else "these match all but one."
+    assert f"No paper matches every word: {said}" in text
+    # A wrong word some paper holds: which one is wrong is not known.
+    text = _text(client.get("/search", {"q": "Language Models Parser Learners "}).content.decode())
+    assert "No paper matches every word: these match all but one." in text
+    text = _text(
+        client.get("/search", {"q": "Language Models are Few-Shot Learners"}).content.decode()
+    )
+    assert "No paper matches every word" not in text
