@@ -88,7 +88,7 @@ class SQLiteBackend(Backend):
     # holds the abstract (~2 µs). Without statistics SQLite looks a rowid up in the table,
     # so the window names the index.
     INDEX = "paper_search_idx"
-    SMALL_SET = 25_000  # rows; see _small_sets
+    SMALL_SET = 100_000  # rows; see _small_sets
     WEIGHTS = "10.0, 3.0, 1.0"  # title, abstract, author_names
     RELEVANCE = "score, id"  # bm25() is lower for better matches
     # A private, per-connection FTS5 table the page's papers are copied into to be
@@ -157,8 +157,11 @@ class SQLiteBackend(Backend):
         keeps a few hundred of its matches reads all 340k rows to find them (~0.7 s).
         Checked first against a small set, held in memory, the other matches cost ~0.2 µs.
         The `+` keeps SQLite from handing the set to FTS5 as rowid lookups, which
-        re-evaluate the whole query for each id. A large set is left to the join (its
-        matches are dense, and the check per row is an index probe)."""
+        re-evaluate the whole query for each id. Reading the set costs ~0.15 µs a row
+        even when few matches reach it (a rare word within the biggest task, 27,610
+        papers: 15 ms against 4), and saves ~1 µs for each match it rejects (`learning`
+        within that task: 78 ms against 163); a set above SMALL_SET is left to the join
+        (its matches are dense, and the check per row is an index probe)."""
         clauses, params = [], []
         for rows in self.narrowed_by:
             if rows[: self.SMALL_SET + 1].count() <= self.SMALL_SET:
