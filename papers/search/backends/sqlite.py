@@ -105,15 +105,18 @@ class SQLiteBackend(Backend):
         """The FTS5 expression; `title`: the positive words must all be in the title (the
         excluded words stay excluded from every column)."""
         positive = " OR ".join(
-            "("
-            + " AND ".join("(" + " OR ".join(self._term(t) for t in group) + ")" for group in part)
-            + ")"
+            "(" + " AND ".join(self._group(group) for group in part) + ")"
             for part in self.parsed.all_but()
         )
         negative = "".join(f" NOT {self._term(t)}" for t in self.parsed.excluded)
         if title:
             positive = f"{{title}} : ({positive})"
         return f"({positive}){negative}"
+
+    @classmethod
+    def _group(cls, group: list[Term]) -> str:
+        """One group's FTS5 expression: any of its terms."""
+        return "(" + " OR ".join(cls._term(t) for t in group) + ")"
 
     @staticmethod
     def _term(term: Term) -> str:
@@ -175,9 +178,7 @@ class SQLiteBackend(Backend):
         that holds it (a title of ten words: ninety reads). Probed here in one query, one
         index lookup a group: a word no paper holds is found absent at once, a common one
         present at its first match."""
-        probes = [
-            self.reading(ParsedQuery(groups=[group])).match() for group in self.parsed.groups
-        ]
+        probes = [self._group(group) for group in self.parsed.groups]
         probe = (
             "(SELECT COUNT(*) FROM (SELECT 1 FROM papers_paper_fts "
             "WHERE papers_paper_fts MATCH %s LIMIT 1))"
