@@ -11,7 +11,6 @@ import shutil
 import sys
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core.management import call_command
@@ -22,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from papers.api import shapes
 from papers.vocabularies import STATUS_CLAIM
+from tests.browser import in_thread
 from tests.servers import ROOT, gunicorn, manage, production_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,14 +34,6 @@ TOOLS = {
     "list_tasks",
     "get_execution_report",
 }
-
-
-def in_thread(function, *args):
-    """function(*args) in a thread of its own: the browser tests' sync API leaves an event
-    loop running in the main thread, and the SDK's client (asyncio.run) and the /mcp view
-    (async_to_sync) each need a thread without one, as every WSGI worker thread is."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(function, *args).result()
 
 
 async def every_tool(client: Client) -> dict[str, object]:
