@@ -188,29 +188,52 @@ def test_postgres_walks_only_papers_with_code_when_the_filters_ask_for_code(arch
     code (migration 0014): no row of a paper without code is read only to be dropped."""
     if connection.vendor != "postgresql":
         pytest.skip("a PostgreSQL index")
+    for filters in ({"has_code": True}, {"framework": "pytorch"}):
+        plan = _walk_plan(filters)
+        assert set(_walked_by(plan)) == {"papers_paper_code_search_gist"}, (filters, plan)
+
+
+def test_postgres_checks_a_range_of_years_in_the_walked_index(archive, per_paper):
+    """Walking a common word's matches in id order, a range of years is an index
+    condition (migration 0025): a match outside the range is never read from the table
+    only to be dropped."""
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL index")
+    for filters in ({"year_from": 2019, "year_to": 2020}, {"year_from": 2019, "has_code": True}):
+        plan = _walk_plan(filters)
+        walked = _walked_by(plan)
+        assert len(walked) == 1, (filters, plan)
+        (conditions,) = walked.values()
+        assert "published >=" in conditions and "@@" in conditions, (filters, plan)
+
+
+def _walk_plan(filters: dict) -> list[str]:
+    """The plan of the window of "graph" within the filtered papers, with the walk forced."""
     from papers.search.backends import backend_for
     from papers.search.query import parse
 
-    def walked_by(plan: list[str]) -> set[str]:
-        """The indexes whose scan yields rows in id order (the walk)."""
-        found, index = set(), None
-        for line in plan:
-            if line.lstrip().startswith("->") or not line.startswith(" "):  # a plan node
-                scan = re.search(r"Index Scan using (\w+)", line)
-                index = scan.group(1) if scan else None
-            elif index and "Order By: (id <-> " in line:
-                found.add(index)
-        return found
+    base = filter_papers(Paper.objects.visible(), cleaned(filters))
+    sql, params = backend_for(parse("graph "), base)._window(10)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        return [row[0] for row in cursor.fetchall()]
 
-    for filters in ({"has_code": True}, {"framework": "pytorch"}):
-        base = filter_papers(Paper.objects.visible(), cleaned(filters))
-        sql, params = backend_for(parse("graph "), base)._window(10)
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL enable_seqscan = off")
-            cursor.execute("SET LOCAL enable_bitmapscan = off")
-            cursor.execute(f"EXPLAIN {sql}", params)
-            plan = [row[0] for row in cursor.fetchall()]
-        assert walked_by(plan) == {"papers_paper_code_search_gist"}, (filters, plan)
+
+def _walked_by(plan: list[str]) -> dict[str, str]:
+    """The indexes whose scan yields rows in id order (the walk), with their index
+    conditions."""
+    found, index, condition = {}, None, ""
+    for line in plan:
+        if line.lstrip().startswith("->") or not line.startswith(" "):  # a plan node
+            scan = re.search(r"Index Scan using (\w+)", line)
+            index, condition = (scan.group(1) if scan else None), ""
+        elif index and "Index Cond:" in line:
+            condition = line
+        elif index and "Order By: (id <-> " in line:
+            found[index] = condition
+    return found
 
 
 def test_postgres_walks_the_gist_index_only_for_a_query_with_many_matches(archive, per_paper):

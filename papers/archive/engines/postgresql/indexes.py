@@ -31,15 +31,16 @@ class PostgresIndexes(IndexPlan):
         ),
     }
     # Indexes of a kind only PostgreSQL has, which no model can declare: search's matches
-    # in id order (migration 0012), and those of the visible papers with code alone (0014).
+    # in id order (migration 0012), and those of the visible papers with code alone (0014),
+    # with the publication date to check a range of years in (0025).
     EXTRA = {
         "papers_paper_search_gist": (
             "CREATE INDEX papers_paper_search_gist ON papers_paper "
-            "USING gist (id, COALESCE(search_vector, ''::tsvector))"
+            "USING gist (id, published, COALESCE(search_vector, ''::tsvector))"
         ),
         "papers_paper_code_search_gist": (
             "CREATE INDEX papers_paper_code_search_gist ON papers_paper "
-            "USING gist (id, COALESCE(search_vector, ''::tsvector)) "
+            "USING gist (id, published, COALESCE(search_vector, ''::tsvector)) "
             "WHERE code_link_count > 0 AND NOT hidden"
         ),
     }
