@@ -16,6 +16,7 @@ itself recorded.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -58,8 +59,19 @@ def _tracked(model: type[models.Model]) -> list[models.Field]:
     ]
 
 
+class ExactEncoder(DjangoJSONEncoder):
+    """Django's JSON, but a time keeps its microseconds (Django's keeps milliseconds):
+    what a revision records is what a revert puts back."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, dt.datetime | dt.time):
+            text = o.isoformat()
+            return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
+        return super().default(o)
+
+
 def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
+    return json.loads(json.dumps(value, cls=ExactEncoder))
 
 
 def snapshot(obj: models.Model | None) -> dict[str, Any]:
@@ -154,7 +166,7 @@ def deletion(obj: models.Model) -> list:
     for queryset in collector.fast_deletes:
         if queryset.model not in KEPT_FACTS:
             objects.extend(queryset)
-    return json.loads(serializers.serialize("json", reversed(objects)))
+    return json.loads(serializers.serialize("json", reversed(objects), cls=ExactEncoder))
 
 
 def delete(obj: models.Model, actor: Actor) -> Revision:
