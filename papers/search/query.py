@@ -76,10 +76,13 @@ class ParsedQuery:
     def relaxed(self) -> ParsedQuery | None:
         """The same query matching every group but one, for a long query that matches
         nothing (a pasted title with one word wrong or missing); None for a query of
-        fewer than RELAXED_FROM groups, which is searched as typed only."""
+        fewer than RELAXED_FROM groups, which is searched as typed only. Its last word
+        is read as a finished word: as a prefix it is expanded in each conjunction of
+        the union (a pasted title ending in a common word: 0.4 s on PostgreSQL), and a
+        word still being typed that no paper holds as typed is the one left out."""
         if self.spare or len(self.groups) < RELAXED_FROM:
             return None
-        return replace(self, spare=1)
+        return replace(self.finished(), spare=1)
 
     def without(self, positions: list[int]) -> ParsedQuery:
         """The same query less the groups at `positions`, every other group required."""

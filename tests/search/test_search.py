@@ -100,6 +100,13 @@ def test_a_long_query_with_two_words_no_paper_holds_finds_nothing(docs):
     assert slugs("language models banana orchestra learners ") == []
 
 
+def test_a_long_query_relaxed_reads_its_last_word_as_typed(docs):
+    """Relaxed, a prefix would be expanded in each conjunction of the union (slow); a
+    last word being typed that no paper holds as typed is the one left out."""
+    assert parse("language models are few shot banan").relaxed().has_prefix is False
+    assert slugs("language models are few shot banan") == ["gpt"]
+
+
 def test_last_word_matches_as_a_prefix_while_typing(docs):
     # Both match in their titles; each engine's ranking orders such a tie its own way.
     assert sorted(slugs("transf")) == ["bert", "vision"]
