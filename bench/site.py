@@ -256,6 +256,8 @@ def long_tail_urls(rng: random.Random, requests: int) -> list[tuple[str, str, li
     author = Author.objects.annotate(n=Count("authorships")).order_by("-n", "id").first()
     repository = Repository.objects.annotate(n=Count("code_links")).order_by("-n", "id").first()
     task = Task.objects.order_by("-paper_count", "id").first()
+    # The biggest task whose papers are fewer than the count cap: every match is scored.
+    mid_task = Task.objects.filter(paper_count__lt=10_000).order_by("-paper_count", "id").first()
 
     def search(**params) -> str:
         return "/search?" + urlencode(params)
@@ -272,6 +274,11 @@ def long_tail_urls(rng: random.Random, requests: int) -> list[tuple[str, str, li
         ("search", "mostly stop words", same(search(q=STOP_WORDS_QUERY))),
         ("search", f"{COMMON} + years 2018-2019", same(search(q=COMMON, **YEARS))),
         ("search", f"{COMMON} + biggest task", same(search(q=COMMON, task=task.slug))),
+        (
+            "search",
+            f"{COMMON} + a task of {mid_task.paper_count:,} papers",
+            same(search(q=COMMON, task=mid_task.slug)),
+        ),
         ("search", "has report alone", same(search(has_report=1))),
         ("search", "status no sample has", same(search(status="never_seen"))),
         (
