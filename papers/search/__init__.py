@@ -10,7 +10,7 @@ one query. A result set within the cap is scored exactly; above it, PostgreSQL s
 that window with ts_rank, and SQLite (whose bm25() reads every match of every word
 first) orders it title matches first (SQLiteBackend.title_first_window). A typed last
 word is searched as typed first, and as a prefix only when that finds no more matches
-than are counted (see search()).
+than are counted, or at once as a prefix when the engine expects no more (see _typed()).
 """
 
 from __future__ import annotations
@@ -155,21 +155,7 @@ def _search(
         return page
     engine = backend_for(parsed, base, narrowed_by)
     if parsed.has_prefix:
-        # A prefix makes the engine merge every indexed word it starts ("learn" is also
-        # learner, learnable …) before the first match. When the word as typed already
-        # has more matches than are counted, the words it may become add none that the
-        # page would show: the word is searched for as typed.
-        finished = engine.reading(parsed.finished())
-        ids, counted, _ = _one_page(finished, sort, offset, limit, probe=True)  # no facets
-        if counted > COUNT_CAP:
-            engine, parsed = finished, finished.parsed
-        else:
-            # A word that matches as typed is most likely finished: its prefix adds a few
-            # matches, and the result is scored whole. One that matches nothing is being
-            # typed ("transfo"): its prefix may match a great many.
-            ids, counted, found = _one_page(
-                engine, sort, offset, limit, few=counted > 0, facets=facets
-            )
+        engine, parsed, ids, counted, found = _typed(engine, sort, offset, limit, facets)
     else:
         ids, counted, found = _one_page(engine, sort, offset, limit, facets=facets)
     page = SearchPage(
@@ -186,6 +172,39 @@ def _search(
         # Counted with the page, except past the end of a title-first window.
         page.facets = found or facet_counts(*engine.matches(COUNT_CAP), using=base.db)
     return page
+
+
+def _typed(
+    engine: Backend, sort: str, offset: int, limit: int, facets: bool
+) -> tuple[Backend, ParsedQuery, list[int], int, dict[str, dict[str, int]] | None]:
+    """_one_page() for a query whose last word is being typed: the engine and query
+    that answered (the word as typed, or as a prefix) with the page, count and facets.
+
+    A prefix makes the engine merge every indexed word it starts ("learn" is also
+    learner, learnable …) before the first match. When the word as typed already has
+    more matches than are counted, the words it may become add none that the page would
+    show: the word is searched for as typed. When the engine expects no more matches
+    than are counted (an estimate it gives at once), that first search is not made: it
+    would be a second pass over the same matches (~60 ms on PostgreSQL at 576k papers)."""
+    finished = engine.reading(engine.parsed.finished())
+    expected = finished.expected_matches()
+    if expected is not None and expected <= COUNT_CAP:
+        return (
+            engine,
+            engine.parsed,
+            *_one_page(engine, sort, offset, limit, few=True, facets=facets),
+        )
+    ids, counted, _ = _one_page(finished, sort, offset, limit, probe=True)  # no facets
+    if counted > COUNT_CAP:
+        return finished, finished.parsed, ids, counted, None
+    # A word that matches as typed is most likely finished: its prefix adds a few
+    # matches, and the result is scored whole. One that matches nothing is being typed
+    # ("transfo"): its prefix may match a great many.
+    return (
+        engine,
+        engine.parsed,
+        *_one_page(engine, sort, offset, limit, few=counted > 0, facets=facets),
+    )
 
 
 def _one_page(

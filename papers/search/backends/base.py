@@ -154,6 +154,11 @@ class Backend:
         sql, params = self.matches(cap)
         return [row[0] for row in self._fetch(sql, params)]
 
+    def expected_matches(self) -> float | None:
+        """The engine's estimate of how many papers match, from one quick query, or
+        None for an engine that cannot tell without reading them."""
+        return None
+
     def absent_groups(self) -> list[int]:
         """Positions of the query's groups that no paper in the index matches, for an
         engine whose relaxed query (ParsedQuery.relaxed) reads every conjunction's words

@@ -53,6 +53,13 @@ class PostgresIndex(FullTextIndex):
 # vector, under an expression only that index answers, so that the planner never takes
 # the GiST index for a search the GIN index answers (a rare word's), nor the reverse.
 WALKED_VECTOR = """COALESCE("papers_paper"."search_vector", ''::tsvector)"""
+# The vector's pairs of adjacent common words (migration 0026), as papers_paper_pairs_gin
+# indexes them.
+PAIRS = 'papers_word_pairs("papers_paper"."search_vector")'
+# The search vector under an expression no index holds, for a condition no index may
+# answer (see _matching). The constant is never read: a paper without a vector has no
+# pairs either.
+UNINDEXED_VECTOR = """COALESCE("papers_paper"."search_vector", 'unindexed'::tsvector)"""
 # "id <-> 0", btree_gist's distance from 0: the id order, which the GiST index yields.
 BY_ID = RawSQL('"papers_paper"."id" <-> 0', (), output_field=BigIntegerField()).asc()
 
@@ -101,7 +108,8 @@ class PostgresBackend(Backend):
     def _window(self, limit: int, *, score: bool = True) -> tuple[str, tuple]:
         """The first `limit` matches by id, found one of two ways, whichever suits the
         query: PostgreSQL's estimate of its matches decides, at run time, which of the
-        two parts of the UNION runs (papers_search_in_id_order(), migration 0012).
+        two parts of the UNION runs (papers_search_in_id_order(), migrations 0012 and
+        0027).
 
         A query with many matches walks papers_paper_search_gist in id order: the
         index holds each paper's hashed lexemes, so only the rows that hold every word
@@ -122,26 +130,79 @@ class PostgresBackend(Backend):
         one request to the next."""
         vector = '"papers_paper"."search_vector"'
         if self.parsed.has_prefix:
-            plain = self._matches(limit, score, "id", vector, sets=True)
+            plain = self._matches(limit, score, "id", vector, sets=True, pairs=True)
             return plain.query.sql_with_params()
-        # The estimate is of the filtered matches (a filter a few papers pass is best
-        # led by its own index), planned from this SQL with its values in it. As a
-        # subquery the function runs once, before either part (EXPLAIN makes it
+        # As a subquery the function runs once, before either part (EXPLAIN makes it
         # volatile, which a condition would otherwise run row by row).
-        counted = self._matching(vector).order_by().values("id")
-        estimated = self.connection.ops.compose_sql(*counted.query.sql_with_params())
-        walk = ("(SELECT papers_search_in_id_order(%s, %s))", (estimated, int(limit)))
+        walk = ("(SELECT papers_search_in_id_order(%s, %s, %s))", (*self._estimated(), int(limit)))
         walked = self._matches(limit, score, BY_ID, WALKED_VECTOR, walk)
-        plain = self._matches(limit, score, "id", vector, (f"NOT {walk[0]}", walk[1]), sets=True)
+        plain = self._matches(
+            limit, score, "id", vector, (f"NOT {walk[0]}", walk[1]), sets=True, pairs=True
+        )
         walked_sql, walked_params = walked.query.sql_with_params()
         plain_sql, plain_params = plain.query.sql_with_params()
         return f"({walked_sql}) UNION ALL ({plain_sql})", (*walked_params, *plain_params)
 
-    def _matching(self, vector: str) -> QuerySet:
+    def _estimated(self) -> tuple[str, str | None]:
+        """The arguments of papers_search_estimate() (migration 0027) for this search:
+        the SQL of its filtered matches, with its values in it (a filter a few papers
+        pass is best led by its own index), and for more than one group, its condition
+        on the search vector alone, which is counted on a sample of papers as well:
+        PostgreSQL estimates a conjunction of words as if they came independently of
+        each other, and words that come together (state of the art) do not."""
+        vector = '"papers_paper"."search_vector"'
+        compose = self.connection.ops.compose_sql
+        counted = self._matching(vector, pairs=True).order_by().values("id")
+        words = None
+        if len(self.parsed.groups) > 1:
+            query, params = self.tsquery()
+            words = compose(f"{vector} @@ {query}", params)
+        return compose(*counted.query.sql_with_params()), words
+
+    def expected_matches(self) -> float:
+        return self._fetch("SELECT papers_search_estimate(%s, %s)", self._estimated())[0][0]
+
+    def _matching(self, vector: str, *, pairs: bool = False) -> QuerySet:
         """The papers of `base` whose `vector` (an expression of the search vector)
-        matches."""
+        matches. `pairs`: a phrase of common words takes its candidates from the index
+        of word pairs (migration 0026), when the query requires one.
+
+        The GIN index offers as a phrase's candidates every paper holding all its
+        words, each read to check their positions: for two words in half the archive
+        each, ~300,000 rows (~1 s) for ~6,000 matches. The pair index offers those
+        holding the phrase's pairs, exactly, and the phrase is checked on those alone
+        (~20 ms). Which phrases hold a pair of common words, the server decides while
+        planning (papers_pair_query() is immutable, its argument a constant): where
+        none does the condition is true and the vector is the GIN index's; where one
+        does the phrase is checked on a vector no index holds, so that the planner can
+        neither join another index's result to the pairs' (each candidate's pairs would
+        then be computed again) nor take the lossy GiST index's (which reads most of
+        itself for a phrase). The walk in id order takes no such condition (_window):
+        computed there, each row's pairs would cost more than the walk."""
         query, params = self.tsquery()
-        return self.base.filter(RawSQL(f"{vector} @@ {query}", params, BooleanField()))
+        phrases = self._required_phrases() if pairs else []
+        if not phrases:
+            return self.base.filter(RawSQL(f"{vector} @@ {query}", params, BooleanField()))
+        pair_query = "papers_pair_query(%s::text[])"
+        candidates = f"({pair_query} IS NULL OR {PAIRS} @@ {pair_query})"
+        checked = f"(CASE WHEN {pair_query} IS NULL THEN {vector} ELSE {UNINDEXED_VECTOR} END)"
+        return self.base.filter(
+            RawSQL(candidates, (phrases, phrases), BooleanField()),
+            RawSQL(f"{checked} @@ {query}", (phrases, *params), BooleanField()),
+        )
+
+    def _required_phrases(self) -> list[str]:
+        """The phrases every match holds: each alone in a group of a query whose every
+        group is required."""
+        if self.parsed.spare:
+            return []
+        return [
+            " ".join(term.words)
+            for group in self.parsed.groups
+            if len(group) == 1
+            for term in group
+            if term.is_phrase and not term.prefix
+        ]
 
     def _matches(
         self,
@@ -152,15 +213,16 @@ class PostgresBackend(Backend):
         when: tuple[str, tuple] = ("", ()),
         *,
         sets: bool = False,
+        pairs: bool = False,
     ) -> QuerySet:
         """The first `limit` papers of `base` in `order` whose `vector` (an expression
         of the search vector) matches, with the columns id, score and COLUMNS; none
         unless `when` (a condition on constants alone, and its params) holds. `sets`:
-        name the sets the papers are narrowed by as well."""
+        name the sets the papers are narrowed by as well. `pairs`: see _matching()."""
         # The vector is stored inline (migration 0003): matching and scoring read it
         # from the heap row the scan is on, not from TOAST.
         query, params = self.tsquery()
-        matching = self._matching(vector)
+        matching = self._matching(vector, pairs=pairs)
         if when[0]:
             matching = matching.filter(RawSQL(*when, BooleanField()))
         if sets:

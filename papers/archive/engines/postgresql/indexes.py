@@ -32,7 +32,8 @@ class PostgresIndexes(IndexPlan):
     }
     # Indexes of a kind only PostgreSQL has, which no model can declare: search's matches
     # in id order (migration 0012), and those of the visible papers with code alone (0014),
-    # with the publication date to check a range of years in (0025).
+    # with the publication date to check a range of years in (0025); and a phrase's
+    # candidates from the pairs of common words (0026).
     EXTRA = {
         "papers_paper_search_gist": (
             "CREATE INDEX papers_paper_search_gist ON papers_paper "
@@ -42,6 +43,10 @@ class PostgresIndexes(IndexPlan):
             "CREATE INDEX papers_paper_code_search_gist ON papers_paper "
             "USING gist (id, published, COALESCE(search_vector, ''::tsvector)) "
             "WHERE code_link_count > 0 AND NOT hidden"
+        ),
+        "papers_paper_pairs_gin": (
+            "CREATE INDEX papers_paper_pairs_gin ON papers_paper "
+            "USING gin (papers_word_pairs(search_vector))"
         ),
     }
 
