@@ -29,7 +29,12 @@ defers the other indexes builds this one at its end too
 phrase from its own position lists).
 """
 
+from importlib import import_module
+
 from django.db import migrations
+
+# The statements, on PostgreSQL only.
+_run = import_module("papers.migrations.0012_search_window_gist")._run
 
 COMMON = """
     accuraci achiev adapt addit address algorithm allow also analysi appli applic
@@ -77,15 +82,6 @@ BACKWARD = [
     "DROP FUNCTION IF EXISTS papers_pair_query(text[])",
     "DROP FUNCTION IF EXISTS papers_word_pairs(tsvector)",
 ]
-
-
-def _run(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for statement in statements:
-                schema_editor.execute(statement)
-
-    return run
 
 
 class Migration(migrations.Migration):

@@ -64,8 +64,9 @@ BEGIN
     RETURN found * found * 8 >= papers * window_rows;
 END
 $$"""
-# The function as 0012 made it, for the way back.
-BEFORE = import_module("papers.migrations.0012_search_window_gist").IN_ID_ORDER
+_0012 = import_module("papers.migrations.0012_search_window_gist")
+BEFORE = _0012.IN_ID_ORDER  # the function as 0012 made it, for the way back
+_run = _0012._run  # the statements, on PostgreSQL only
 FORWARD = [
     "DROP FUNCTION IF EXISTS papers_search_in_id_order(text, integer)",
     ESTIMATE,
@@ -76,15 +77,6 @@ BACKWARD = [
     "DROP FUNCTION IF EXISTS papers_search_estimate(text, text)",
     BEFORE,
 ]
-
-
-def _run(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for statement in statements:
-                schema_editor.execute(statement)
-
-    return run
 
 
 class Migration(migrations.Migration):

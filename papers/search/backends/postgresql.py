@@ -1,6 +1,7 @@
 """PostgreSQL's full-text search: a weighted search vector kept by a trigger (migrations
 0002, 0007), a GIN index that finds the matches of a query, GiST indexes that walk them
-in id order (0012, 0014), ranked by ts_rank().
+in id order (0012, 0014; with the publication date, 0025), a GIN index of the pairs of
+common words a phrase's candidates come from (0026), ranked by ts_rank().
 
 `PostgresBackend` answers searches; `PostgresIndex` keeps the index: the vector is a
 column the trigger keeps, so a batch has nothing to do; an import that mostly adds
