@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -83,11 +82,3 @@ def page_faults(browser, site: str, urls, viewport: dict) -> tuple[dict[str, lis
             faults[url] = found
     context.close()
     return faults, [e for e in errors if "Content Security Policy" in e]
-
-
-def in_thread(function, *args):
-    """function(*args) in a thread of its own: the browser tests' sync API leaves an event
-    loop running in the main thread, and the SDK's client (asyncio.run) and the /mcp view
-    (async_to_sync) each need a thread without one, as every WSGI worker thread is."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(function, *args).result()

@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -330,3 +331,11 @@ def small_archive(tmp_path_factory) -> list[Path]:
         "datasets",
     ]
     return [out / f"{name}.json.gz" for name in order]
+
+
+def in_thread(function, *args):
+    """function(*args) in a thread of its own: the browser tests' sync API leaves an event
+    loop running in the main thread, and the SDK's client (asyncio.run) and the /mcp view
+    (async_to_sync) each need a thread without one, as every WSGI worker thread is."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(function, *args).result()

@@ -27,7 +27,7 @@ from papers.models import (
     Sample,
     Task,
 )
-from tests.browser import in_thread
+from tests.servers import in_thread
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from papers.api import shapes
 from papers.vocabularies import STATUS_CLAIM
-from tests.browser import in_thread
-from tests.servers import ROOT, gunicorn, manage, production_env
+from tests.servers import ROOT, gunicorn, in_thread, manage, production_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
