@@ -133,16 +133,24 @@ class PostgresBackend(Backend):
         if self.parsed.has_prefix:
             plain = self._matches(limit, score, "id", vector, sets=True, pairs=True)
             return plain.query.sql_with_params()
-        # As a subquery the function runs once, before either part (EXPLAIN makes it
-        # volatile, which a condition would otherwise run row by row).
-        walk = ("(SELECT papers_search_in_id_order(%s, %s, %s))", (*self._estimated(), int(limit)))
-        walked = self._matches(limit, score, BY_ID, WALKED_VECTOR, walk)
+        # The function runs once, before either part: a materialized CTE both parts read
+        # as a subquery (it is volatile, which a condition would run row by row, and a
+        # subquery of each part would run, estimate and sample included, once a part).
+        decided = (
+            "WITH papers_walk AS MATERIALIZED "
+            "(SELECT papers_search_in_id_order(%s, %s, %s) AS walks) "
+        )
+        walk = "(SELECT walks FROM papers_walk)"
+        walked = self._matches(limit, score, BY_ID, WALKED_VECTOR, (walk, ()))
         plain = self._matches(
-            limit, score, "id", vector, (f"NOT {walk[0]}", walk[1]), sets=True, pairs=True
+            limit, score, "id", vector, (f"NOT {walk}", ()), sets=True, pairs=True
         )
         walked_sql, walked_params = walked.query.sql_with_params()
         plain_sql, plain_params = plain.query.sql_with_params()
-        return f"({walked_sql}) UNION ALL ({plain_sql})", (*walked_params, *plain_params)
+        return (
+            f"{decided}({walked_sql}) UNION ALL ({plain_sql})",
+            (*self._estimated(), int(limit), *walked_params, *plain_params),
+        )
 
     def _estimated(self) -> tuple[str, str | None]:
         """The arguments of papers_search_estimate() (migration 0027) for this search:
