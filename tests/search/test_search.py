@@ -382,6 +382,90 @@ def test_filter_sets_checked_early_or_late_give_the_same_page(make_paper, monkey
         assert narrowed.total == base.filter(title__icontains="graph").count() > 0
 
 
+@pytest.mark.parametrize("text", ["graph", "graph "])  # finished, and being typed
+def test_within_a_filter_set_smaller_than_the_cap_the_matches_are_read_once(
+    db, cap, monkeypatch, text
+):
+    """More papers match than are counted, but the task holds fewer: every match it
+    holds is scored at once (at 576k papers, a common word within a task of 9,000
+    papers read the word's every match three times: once in id order to count them,
+    once as typed, once to score them)."""
+    from django.test.utils import CaptureQueriesContext
+
+    from papers import querysets
+    from papers.models import PaperTask, Task
+
+    monkeypatch.setattr(querysets, "FEW_ROWS", 1)  # the task's papers are a set, not a list
+    others = [Paper.objects.create(slug=f"other-{i}", title=f"Graph {i}") for i in range(4)]
+    inside = [
+        Paper.objects.create(slug="abstract", title="Survey", abstract="A graph."),
+        Paper.objects.create(slug="title", title="Graph", abstract="Models."),
+    ]
+    task = Task.objects.create(slug="small", name="Small")
+    PaperTask.objects.bulk_create(PaperTask(paper=p, task=task) for p in inside)
+    with CaptureQueriesContext(connection) as captured:
+        base, sets = querysets.narrowed_papers(Paper.objects.visible(), {"task_ids": [task.id]})
+        page = search(text, base, limit=20, facets=True, narrowed_by=sets)
+    assert sets and page.ids == [inside[1].id, inside[0].id] and page.total == 2
+    assert page.facets and not set(page.ids) & {p.id for p in others}
+    if connection.vendor == "sqlite":
+        reads = [q["sql"] for q in captured if "papers_paper_fts MATCH" in q["sql"]]
+        assert len(reads) == 1, reads
+
+
+def _statements(captured, text: str) -> list[str]:
+    return [q["sql"] for q in captured if text in q["sql"]]
+
+
+def test_matches_expected_within_the_cap_are_scored_without_being_counted_first(db, cap):
+    """SQLite counts a query's matches on the newest ids (all of them in a small archive)
+    first: within the cap they are scored at once (a phrase of common words at 576k
+    papers: 120 ms, where counting them in id order first took 180), above it they are
+    ordered by title without scoring."""
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's estimate")
+    for i in range(2):
+        Paper.objects.create(slug=f"phrase-{i}", title=f"Neural network {i}", abstract="")
+    for i in range(4):
+        Paper.objects.create(slug=f"graph-{i}", title=f"Graph {i}", abstract="A graph.")
+    with CaptureQueriesContext(connection) as captured:
+        assert search('"neural network"', Paper.objects.all(), limit=20).total == 2
+    assert not _statements(captured, "WITH w AS MATERIALIZED")  # no title-first window
+    assert len(_statements(captured, "papers_paper_fts MATCH")) == 2  # estimate, scored page
+    with CaptureQueriesContext(connection) as captured:
+        assert search("graph ", Paper.objects.all(), limit=20).capped
+    assert not _statements(captured, "bm25(")
+
+
+def test_sqlite_estimates_matches_from_the_newest_ids(db, monkeypatch):
+    from papers.search.backends import backend_for
+    from papers.search.backends.sqlite import SQLiteBackend
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's estimate")
+    monkeypatch.setattr(SQLiteBackend, "SAMPLE_MIN", 10)
+    monkeypatch.setattr(SQLiteBackend, "SAMPLE", 0.25)
+    for i in range(40):  # "graph" in 1 in 2 of the oldest 30, every one of the newest 10
+        title = "Graph" if i >= 30 or i % 2 else "Survey"
+        Paper.objects.create(slug=f"p-{i}", title=f"{title} {i}", abstract="")
+    engine = backend_for(parse("graph", typing=False), Paper.objects.all())
+    assert engine.expected_matches(cap=1) == 40  # the newest 10 ids, all matches, times 4
+    assert backend_for(parse("zebra", typing=False), Paper.objects.all()).expected_matches(1) == 0
+
+
+@pytest.mark.parametrize("text", ["zebra", "zebr", "zebra graph survey", "zebra graph survey "])
+def test_a_search_nothing_matches_is_not_counted_again(docs, text):
+    """An empty first page is an empty result: no count of the matches follows it."""
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        page = search(text, Paper.objects.all(), limit=20, facets=True)
+    assert (page.ids, page.total) == ([], 0)
+    assert not _statements(captured, "AS counted")
+
+
 @pytest.mark.parametrize(
     ("text", "kwargs"),
     [

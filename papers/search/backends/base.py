@@ -109,14 +109,14 @@ class Backend:
     ) -> tuple[list[int], int | None]:
         """A page of ids ordered over the first `candidates` matches, and how many matches
         that window holds (at most `candidates`) from the same query; None when the page
-        is past the end."""
+        is past the end (a first page that is empty: none match, so 0)."""
         sql, params, order_by = self._ordered_window(candidates, order)
         rows = self._fetch(
             f"SELECT id, COUNT(*) OVER () FROM ({sql}) AS candidates ORDER BY {order_by} "
             f"LIMIT {int(limit)} OFFSET {int(offset)}",
             params,
         )
-        return [row[0] for row in rows], (rows[0][1] if rows else None)
+        return [row[0] for row in rows], window_count(rows, first=offset == 0 and limit > 0)
 
     def ranked_window_with_facets(
         self, offset: int, limit: int, candidates: int, order: str, cap: int
@@ -154,9 +154,10 @@ class Backend:
         sql, params = self.matches(cap)
         return [row[0] for row in self._fetch(sql, params)]
 
-    def expected_matches(self) -> float | None:
+    def expected_matches(self, cap: int) -> float | None:
         """The engine's estimate of how many papers match, from one quick query, or
-        None for an engine that cannot tell without reading them."""
+        None for an engine that cannot tell without reading them; `cap`: the count
+        past which the caller only needs to know that there are more."""
         return None
 
     def absent_groups(self) -> list[int]:
@@ -174,6 +175,15 @@ class Backend:
 
     def highlights(self, ids: list[int]) -> dict[int, tuple[str, str]]:
         raise NotImplementedError
+
+
+def window_count(rows: list[tuple], *, first: bool) -> int | None:
+    """The count of the window a page was read from, each row holding it second: None
+    for a page past the end, whose rows hold no count, unless it is the `first` page of
+    some rows (then nothing matches)."""
+    if rows:
+        return rows[0][1]
+    return 0 if first else None
 
 
 class IndexBatch:

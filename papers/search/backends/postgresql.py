@@ -168,7 +168,7 @@ class PostgresBackend(Backend):
             words = compose(f"{vector} @@ {query}", params)
         return compose(*counted.query.sql_with_params()), words
 
-    def expected_matches(self) -> float:
+    def expected_matches(self, cap: int) -> float:
         return self._fetch("SELECT papers_search_estimate(%s, %s)", self._estimated())[0][0]
 
     def _matching(self, vector: str, *, pairs: bool = False) -> QuerySet:
