@@ -67,3 +67,35 @@ def test_migrating_an_existing_archive_fills_each_papers_frameworks_and_statuses
     assert paper.sample_statuses == {"ran": 2, "timed_out": 1}
     bare = Paper.objects.get(pk=bare.pk)
     assert (bare.frameworks, bare.sample_statuses) == ({}, {})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrating_an_sqlite_archive_merges_its_search_index():
+    """An index built before imports merged it (papers.search.backends.sqlite.OPTIMIZE)
+    is merged once by migration 0028, its matches the same."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from papers.models import Paper
+    from papers.search import search
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's FTS5 index")
+
+    def segments() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT COUNT(DISTINCT segid) FROM papers_paper_fts_idx")
+            return cursor.fetchone()[0]
+
+    before = [("papers", "0027_search_window_sampled")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    Old = executor.loader.project_state(before).apps.get_model("papers", "Paper")
+    for i in range(3):  # each commit writes a segment of its own
+        Old.objects.create(slug=f"p{i}", title=f"Graph {i}", abstract="Merged segments.")
+    assert segments() > 1
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert segments() == 1
+    assert search("graph ", Paper.objects.all()).total == 3

@@ -43,12 +43,19 @@ def test_a_bulk_import_builds_the_search_index_beside_it_as_a_rebuild_would(
 
     found = fts_searches(beside)
     assert found == fts_searches(rebuilt)
+    assert _segments(beside) == _segments(rebuilt) == 1  # merged: one lookup a word
     assert sum(map(len, found.values())) > 100  # the searches find things
     assert [p.name for p in tmp_path.iterdir() if fts_side.SIDE_SUFFIX in p.name] == []
 
     # A re-import keeps the index batch by batch, as before.
     done = manage(*args, env=production_env(DATABASE_URL=f"sqlite:///{beside}"))
     assert "Search index: kept up to date batch by batch." in done.stdout
+
+
+def _segments(path) -> int:
+    """How many segments the FTS5 index is kept in (a query reads each)."""
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT COUNT(DISTINCT segid) FROM papers_paper_fts_idx").fetchone()[0]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -26,6 +26,10 @@ from papers.search.backends.base import Backend, FullTextIndex, IndexBatch, wind
 from papers.search.query import ParsedQuery, Term
 
 _WORD = re.compile(r"[^\W_]+")  # a token of FTS5's unicode61 tokenizer, near enough
+# FTS5 keeps its index in segments, and a query looks each of its words up in every
+# segment and merges what each holds; a rebuild leaves ~16 at 576k papers. Merged into
+# one, searches there take 15-30% less time; the merge takes ~17 s and 17 MB.
+OPTIMIZE = "INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('optimize')"
 
 
 class SQLiteIndex(FullTextIndex):
@@ -46,6 +50,7 @@ class SQLiteIndex(FullTextIndex):
     def build(self) -> None:
         with transaction.atomic(using=self.connection.alias), self.connection.cursor() as cursor:
             cursor.execute("INSERT INTO papers_paper_fts(papers_paper_fts) VALUES ('rebuild')")
+            cursor.execute(OPTIMIZE)
             self.end_deferral()
 
     def end_deferral(self) -> None:

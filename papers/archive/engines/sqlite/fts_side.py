@@ -261,6 +261,9 @@ class _Helper:
                 self.side.execute("BEGIN")
                 pending = 0
         self.side.execute("COMMIT")
+        # Merged into one segment, as SQLiteIndex.build() leaves a rebuilt index (why:
+        # papers.search.backends.sqlite.OPTIMIZE), while the writer waits to copy it.
+        self.side.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('optimize')")
         self.side.close()
         self.main.close()
         return True
