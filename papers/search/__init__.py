@@ -175,8 +175,11 @@ def _search(
         },
     )
     if facets and not page.capped:
-        # Counted with the page, except past the end of a title-first window.
-        page.facets = found or facet_counts(*engine.matches(COUNT_CAP), using=base.db)
+        # Counted with the page, except past the end of a title-first window or where
+        # nothing matches.
+        if found is None and counted:
+            found = facet_counts(*engine.matches(COUNT_CAP), using=base.db)
+        page.facets = found or facets_from(NO_FACETS)
     return page
 
 
@@ -253,7 +256,7 @@ def _one_page(
         ids, in_window = engine.title_first_window(offset, limit, COUNT_CAP + 1)
         if in_window is None:  # past the end
             return ids, engine.count(COUNT_CAP), None
-        if in_window > COUNT_CAP or probe:
+        if in_window > COUNT_CAP or probe or not in_window:
             return ids, in_window, None
     return scored(sort)
 

@@ -457,13 +457,17 @@ def test_sqlite_estimates_matches_from_the_newest_ids(db, monkeypatch):
 
 @pytest.mark.parametrize("text", ["zebra", "zebr", "zebra graph survey", "zebra graph survey "])
 def test_a_search_nothing_matches_is_not_counted_again(docs, text):
-    """An empty first page is an empty result: no count of the matches follows it."""
+    """An empty first page is an empty result: no count of the matches follows it, nor a
+    scoring of them, nor their facets."""
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as captured:
         page = search(text, Paper.objects.all(), limit=20, facets=True)
     assert (page.ids, page.total) == ([], 0)
+    assert page.facets["code"] == {"has_code": 0, "official": 0}
     assert not _statements(captured, "AS counted")
+    if connection.vendor == "sqlite":
+        assert not _statements(captured, "bm25(") or not _statements(captured, "WITH w AS")
 
 
 @pytest.mark.parametrize(
