@@ -161,8 +161,13 @@ def _search(
         engine, parsed, ids, counted, found = _typed(engine, sort, offset, limit, facets)
     else:
         # Expected within the cap, a TIERED engine scores the matches at once, rather
-        # than reading them in id order first to count them.
-        few = engine.TIERED and _within_cap(engine.expected_matches(COUNT_CAP))
+        # than reading them in id order first to count them (only a relevance order
+        # scores, or reads them title first).
+        few = (
+            engine.TIERED
+            and sort == "relevance"
+            and _within_cap(engine.expected_matches(COUNT_CAP))
+        )
         ids, counted, found = _one_page(engine, sort, offset, limit, few=few, facets=facets)
     page = SearchPage(
         ids=ids,

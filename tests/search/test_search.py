@@ -437,6 +437,9 @@ def test_matches_expected_within_the_cap_are_scored_without_being_counted_first(
     with CaptureQueriesContext(connection) as captured:
         assert search("graph ", Paper.objects.all(), limit=20).capped
     assert not _statements(captured, "bm25(")
+    with CaptureQueriesContext(connection) as captured:  # no order that scores: no estimate
+        assert search('"neural network"', Paper.objects.all(), sort="newest").total == 2
+    assert len(_statements(captured, "papers_paper_fts MATCH")) == 1
 
 
 def test_sqlite_estimates_matches_from_the_newest_ids(db, monkeypatch):
